@@ -1,0 +1,190 @@
+"""The `mmcritic` command: one entry point, one sub-command per pipeline stage.
+
+Each sub-command parses its flags into the library's option objects and calls the library;
+nothing here decides behaviour. Results go to stdout as JSON, progress and logs to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+Handler = Callable[[argparse.Namespace], Any]
+
+
+def _add_tiny_model(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "tiny-model", help="build the local tiny random-weight Qwen2.5-VL model (no download)"
+    )
+    parser.add_argument("out", type=Path, help="folder to save the model and processor in")
+    for flag, field_name in TINY_MODEL_FLAGS.items():
+        parser.add_argument(
+            f"--{flag}", dest=field_name, type=int, help=f"default: TinyModelSpec.{field_name}"
+        )
+    parser.set_defaults(handler=_run_tiny_model)
+
+
+TINY_MODEL_FLAGS = {
+    "hidden": "hidden_size",
+    "layers": "num_layers",
+    "heads": "num_heads",
+    "kv-heads": "num_kv_heads",
+    "vision-hidden": "vision_hidden_size",
+    "vision-depth": "vision_depth",
+    "vision-heads": "vision_heads",
+    "vocab-size": "vocab_size",
+    "seed": "seed",
+}
+
+
+def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
+
+    chosen = {name: getattr(args, name) for name in TINY_MODEL_FLAGS.values()}
+    spec = TinyModelSpec(**{name: value for name, value in chosen.items() if value is not None})
+    out = build_tiny_model(args.out, spec)
+    return {"model": str(out), "spec": spec.__dict__}
+
+
+def _add_synth(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.data.synth import TASKS
+
+    parser = commands.add_parser(
+        "synth", help="write a synthetic verifiable critic dataset (truth known by construction)"
+    )
+    parser.add_argument("--task", required=True, choices=sorted(TASKS))
+    parser.add_argument("--n", type=int, required=True, help="number of items")
+    parser.add_argument("--out", type=Path, required=True, help="dataset folder to write")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ties", type=float, default=0.0, help="fraction of tied items")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
+    parser.set_defaults(handler=_run_synth)
+
+
+def _run_synth(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.data.synth import synthesize
+
+    return synthesize(args.task, args.n, args.out, args.seed, args.ties, args.overwrite)
+
+
+def _add_preprocess(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.data.formats import FORMATS
+
+    parser = commands.add_parser(
+        "preprocess", help="convert raw preference data into a verifiable dataset"
+    )
+    parser.add_argument("--format", required=True, choices=sorted(FORMATS))
+    parser.add_argument("--input", required=True, help="local json/jsonl/parquet, folder or hub id")
+    parser.add_argument("--output", type=Path, required=True, help="dataset folder to write")
+    parser.add_argument("--config", help="hub dataset config, e.g. pairwise")
+    parser.add_argument("--split", default="train")
+    parser.add_argument("--template", help="built-in template name or a template file")
+    parser.add_argument(
+        "--no-think-suffix", action="store_true", help="do not append the think/boxed instruction"
+    )
+    parser.add_argument("--swap-augment", action="store_true", help="emit both response orders")
+    parser.add_argument(
+        "--keep-order", action="store_true", help="keep the source's response order"
+    )
+    parser.add_argument("--ties", choices=("drop", "keep"), default="drop")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--min-pixels", type=int, default=262_144)
+    parser.add_argument("--max-pixels", type=int, default=4_194_304)
+    parser.add_argument(
+        "--max-prompt-tokens", type=int, default=6142, help="0 turns the length filter off"
+    )
+    parser.add_argument("--max-response-chars", type=int, default=20_000)
+    parser.add_argument("--tokenizer", help="count prompt tokens exactly with this tokenizer")
+    parser.add_argument(
+        "--columns",
+        action="append",
+        default=[],
+        metavar="ROLE=NAME",
+        help="column for a role (question, chosen, rejected, image, video, answer, id, source)",
+    )
+    parser.add_argument("--source-name", help="source name for rows that carry none")
+    parser.add_argument("--media-root", help="folder relative media paths resolve against")
+    parser.add_argument("--check-media", choices=("verify", "decode"), default="verify")
+    parser.add_argument("--limit", type=int, help="convert at most this many rows")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    mode.add_argument("--overwrite", action="store_true", help="replace an existing dataset")
+    parser.set_defaults(handler=_run_preprocess)
+
+
+def _run_preprocess(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
+    from mmcritic.data.sources import Source
+
+    build = BuildOptions(
+        template=args.template,
+        think_suffix=not args.no_think_suffix,
+        swap_augment=args.swap_augment,
+        shuffle=not args.keep_order,
+        ties=args.ties,
+        seed=args.seed,
+        min_pixels=args.min_pixels,
+        max_pixels=args.max_pixels,
+        max_prompt_tokens=args.max_prompt_tokens or None,
+        max_response_chars=args.max_response_chars,
+        tokenizer=args.tokenizer,
+    )
+    options = PreprocessOptions(
+        format=args.format,
+        build=build,
+        columns=_key_values(args.columns, "--columns"),
+        source_name=args.source_name,
+        media_root=args.media_root,
+        check_media=args.check_media,
+        limit=args.limit,
+    )
+    source = Source(args.input, args.config, args.split)
+    mode = "resume" if args.resume else "overwrite" if args.overwrite else "new"
+    return preprocess(source, args.output, options, mode, show_progress=not args.quiet)
+
+
+def _key_values(pairs: Sequence[str], flag: str) -> dict[str, str]:
+    result = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise SystemExit(f"{flag} takes ROLE=NAME, got {pair!r}")
+        result[key] = value
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mmcritic", description="Train and use multimodal critics with verifiable rewards."
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars, warnings only")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_tiny_model, _add_synth, _add_preprocess):
+        add(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        result = args.handler(args)
+    except (ValueError, FileExistsError, FileNotFoundError) as err:
+        logging.getLogger("mmcritic").error("%s", err)
+        return 2
+    json.dump(result, sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,352 @@
+"""Turning parsed items into verifiable records, and the `preprocess` pipeline around it.
+
+`RecordBuilder` is the one place that writes prompts, orders responses and enforces the length
+limits; `preprocess` and the synthetic generator both go through it, so a synthetic record and a
+converted one cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tqdm.auto import tqdm
+
+from mmcritic.data.formats.base import (
+    FormatOptions,
+    Item,
+    PairwiseItem,
+    PointwiseItem,
+    RawMedia,
+    VerifiableItem,
+    get_format,
+)
+from mmcritic.data.guards import DEFAULT_MAX_RESPONSE_CHARS, check_question, check_response
+from mmcritic.data.media import (
+    MediaCheck,
+    MediaResolver,
+    PixelBudget,
+    image_token_count,
+    text_token_estimate,
+)
+from mmcritic.data.prompts import (
+    TIE_CLAUSE,
+    load_template,
+    media_word,
+    render,
+    think_boxed_suffix,
+    user_message,
+)
+from mmcritic.data.schema import Record, RecordError
+from mmcritic.data.sources import Source, iter_rows
+from mmcritic.data.writer import DatasetWriter, WriteMode
+
+logger = logging.getLogger(__name__)
+
+# Chat-template tokens around the user text: system turn, role tags, vision start/end markers.
+CHAT_OVERHEAD_TOKENS = 32
+# Visual tokens assumed for a video before issue-specific metadata estimates exist: the default
+# video budget of qwen-vl-utils caps a clip at this many.
+VIDEO_TOKEN_ALLOWANCE = 768
+LOGGED_REJECTIONS = 20
+RESPONSE_LABELS = ("the first response", "the second response")
+TieMode = Literal["drop", "keep"]
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How items become records; these settings decide the output, so they fingerprint a run."""
+
+    template: str | None = None
+    think_suffix: bool = True
+    swap_augment: bool = False
+    shuffle: bool = True
+    ties: TieMode = "drop"
+    seed: int = 0
+    min_pixels: int = PixelBudget.min_pixels
+    max_pixels: int = PixelBudget.max_pixels
+    max_prompt_tokens: int | None = 6142
+    max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
+    tokenizer: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.ties not in ("drop", "keep"):
+            raise ValueError(f"ties must be 'drop' or 'keep', got {self.ties!r}")
+        if self.max_prompt_tokens is not None and self.max_prompt_tokens <= 0:
+            raise ValueError(f"max_prompt_tokens must be positive, got {self.max_prompt_tokens}")
+        PixelBudget(self.min_pixels, self.max_pixels)
+
+
+@dataclass
+class ResolvedMedia:
+    """Record paths of an item's media and the visual tokens they will cost."""
+
+    images: list[str] = field(default_factory=list)
+    videos: list[str] = field(default_factory=list)
+    visual_tokens: int = 0
+
+
+class RecordBuilder:
+    """Writes the records for one parsed item: prompt, response order, answer, limits."""
+
+    def __init__(self, options: BuildOptions, kind: str):
+        self.options = options
+        self.template = load_template(options.template, kind)
+        self.count_text_tokens = _token_counter(options.tokenizer)
+
+    def build(self, item: Item, media: ResolvedMedia, row_index: int | None) -> list[Record]:
+        if isinstance(item, PairwiseItem):
+            return self._pairwise(item, media, row_index)
+        if isinstance(item, PointwiseItem):
+            return [self._pointwise(item, media, row_index)]
+        return [self._verifiable(item, media, row_index)]
+
+    def _pairwise(
+        self, item: PairwiseItem, media: ResolvedMedia, row_index: int | None
+    ) -> list[Record]:
+        if item.better not in ("1", "2", "tie"):
+            raise RecordError("bad_label", f"the better response is {item.better!r}, not 1/2/tie")
+        if item.better == "tie" and self.options.ties == "drop":
+            raise RecordError("tie_dropped", "the responses are tied and --ties is drop")
+        question = check_question(item.question)
+        responses = tuple(
+            check_response(text, label, self.options.max_response_chars)
+            for text, label in zip(item.responses, RESPONSE_LABELS, strict=True)
+        )
+        if responses[0] == responses[1]:
+            raise RecordError("identical_responses", "both responses are the same text")
+        if self.options.swap_augment:
+            orders = [False, True]
+        else:
+            orders = [self.options.shuffle and self._coin(item.id)]
+        return [
+            self._pairwise_record(item, question, responses, media, swapped, row_index)
+            for swapped in orders
+        ]
+
+    def _coin(self, item_id: str) -> bool:
+        """Whether to swap an item's responses: seeded per id, so a resumed or reordered run
+        makes the same choice, and labels come out balanced."""
+        return random.Random(f"{self.options.seed}:{item_id}").random() < 0.5
+
+    def _pairwise_record(
+        self,
+        item: PairwiseItem,
+        question: str,
+        responses: tuple[str, ...],
+        media: ResolvedMedia,
+        swapped: bool,
+        row_index: int | None,
+    ) -> Record:
+        first, second = reversed(responses) if swapped else responses
+        answer = item.better if item.better == "tie" or not swapped else _other(item.better)
+        text = render(
+            self.template,
+            self.options.think_suffix,
+            question=question,
+            response_1=first,
+            response_2=second,
+            media=media_word(len(media.images), len(media.videos)),
+            tie_clause=TIE_CLAUSE if self.options.ties == "keep" else "",
+        )
+        meta = {"swapped": swapped, "question": question, "responses": [first, second]}
+        suffix = "#swap" if swapped and self.options.swap_augment else ""
+        return self._record(
+            item, f"{item.id}{suffix}", "pairwise", text, answer, media, meta, row_index
+        )
+
+    def _pointwise(
+        self, item: PointwiseItem, media: ResolvedMedia, row_index: int | None
+    ) -> Record:
+        question = check_question(item.question)
+        response = check_response(item.response, "the response", self.options.max_response_chars)
+        text = render(
+            self.template,
+            self.options.think_suffix,
+            question=question,
+            response=response,
+            scale=item.scale,
+            media=media_word(len(media.images), len(media.videos)),
+        )
+        answer = f"{item.score:g}"
+        meta = {"scale": item.scale, "question": question, "response": response}
+        return self._record(item, item.id, "pointwise", text, answer, media, meta, row_index)
+
+    def _verifiable(
+        self, item: VerifiableItem, media: ResolvedMedia, row_index: int | None
+    ) -> Record:
+        question = check_question(item.question)
+        has_suffix = think_boxed_suffix() in question
+        text = render(
+            self.template, self.options.think_suffix and not has_suffix, question=question
+        )
+        meta = {"question": question}
+        return self._record(item, item.id, "verifiable", text, item.answer, media, meta, row_index)
+
+    def _record(
+        self,
+        item: Item,
+        record_id: str,
+        kind: str,
+        text: str,
+        answer: str,
+        media: ResolvedMedia,
+        meta: dict[str, Any],
+        row_index: int | None,
+    ) -> Record:
+        tokens = self.count_text_tokens(text) + media.visual_tokens + CHAT_OVERHEAD_TOKENS
+        limit = self.options.max_prompt_tokens
+        if limit is not None and tokens > limit:
+            raise RecordError(
+                "prompt_too_long",
+                f"the prompt is ~{tokens:,} tokens ({media.visual_tokens:,} visual), over "
+                f"--max-prompt-tokens {limit:,}",
+            )
+        meta = {**item.meta, **meta, "prompt_tokens_est": tokens}
+        if row_index is not None:
+            meta["row"] = row_index
+        return Record(
+            id=record_id,
+            source=item.source,
+            kind=kind,
+            prompt=user_message(text, len(media.images), len(media.videos)),
+            answer=answer,
+            images=media.images,
+            videos=media.videos,
+            meta=meta,
+        )
+
+
+def _other(choice: str) -> str:
+    return "2" if choice == "1" else "1"
+
+
+def _token_counter(tokenizer: str | None) -> Callable[[str], int]:
+    """Exact counts with the model's tokenizer when given one, else a byte-based estimate."""
+    if tokenizer is None:
+        return text_token_estimate
+    from transformers import AutoTokenizer
+
+    loaded = AutoTokenizer.from_pretrained(tokenizer)
+    return lambda text: len(loaded(text, add_special_tokens=False)["input_ids"])
+
+
+def resolve_media(raw: RawMedia, resolver: MediaResolver, budget: PixelBudget) -> ResolvedMedia:
+    """Record paths and visual-token cost of an item's media, checked without decoding."""
+    resolved = ResolvedMedia()
+    for value in raw.images:
+        path, (width, height) = resolver.image(value)
+        resolved.images.append(path)
+        resolved.visual_tokens += image_token_count(width, height, budget)
+    for value in raw.videos:
+        resolved.videos.append(resolver.video(value))
+        resolved.visual_tokens += VIDEO_TOKEN_ALLOWANCE
+    return resolved
+
+
+@dataclass(frozen=True)
+class PreprocessOptions:
+    """Everything `mmcritic preprocess` takes besides the source and output folder."""
+
+    format: str
+    build: BuildOptions = field(default_factory=BuildOptions)
+    columns: dict[str, str] = field(default_factory=dict)
+    source_name: str | None = None
+    media_root: str | None = None
+    check_media: MediaCheck = "verify"
+    limit: int | None = None
+
+    def settings(self, source: Source) -> dict[str, Any]:
+        """What decides the output, to refuse resuming a run under other settings."""
+        build = asdict(self.build)
+        build["template_text"] = load_template(self.build.template, get_format(self.format).kind)
+        return {
+            "source": asdict(source),
+            "format": self.format,
+            "build": build,
+            "columns": dict(sorted(self.columns.items())),
+            "source_name": self.source_name,
+            "media_root": self.media_root,
+            "check_media": self.check_media,
+        }
+
+
+class RowConverter:
+    """Raw row -> records for one source format, with media resolved under `out_dir`."""
+
+    def __init__(self, options: PreprocessOptions, media_root: Path, out_dir: Path):
+        self.format = get_format(options.format)
+        self.format_options = FormatOptions(options.columns, options.source_name)
+        self.builder = RecordBuilder(options.build, self.format.kind)
+        self.resolver = MediaResolver(out_dir, media_root, options.check_media)
+        self.budget = PixelBudget(options.build.min_pixels, options.build.max_pixels)
+
+    def convert(self, index: int, row: dict[str, Any]) -> list[Record]:
+        """The records for one row; raises RecordError saying why there are none."""
+        item = self.format.parse(row, index, self.format_options)
+        media = resolve_media(item.media, self.resolver, self.budget)
+        return self.builder.build(item, media, index)
+
+
+def preprocess(
+    source: Source,
+    out_dir: Path,
+    options: PreprocessOptions,
+    mode: WriteMode = "new",
+    show_progress: bool = True,
+    checkpoint_every: int = 1000,
+) -> dict[str, Any]:
+    """Converts a raw preference source into a verifiable dataset folder; returns the stats.
+
+    Every row ends in the writer, as records or as a rejection; an exception that is not a
+    RecordError (a crash) still leaves a checkpoint that `mode="resume"` continues from.
+    """
+    media_root = Path(options.media_root) if options.media_root else source.base_dir
+    converter = RowConverter(options, media_root, out_dir)
+    writer = DatasetWriter(out_dir, options.settings(source), mode, checkpoint_every)
+    total = source.row_count()
+    if options.limit is not None:
+        total = options.limit if total is None else min(total, options.limit)
+    bar = tqdm(
+        total=total,
+        initial=writer.rows_done,
+        unit="row",
+        disable=not show_progress,
+        desc=f"preprocess {options.format}",
+    )
+    try:
+        for index, row in iter_rows(source, start=writer.rows_done):
+            if options.limit is not None and writer.rows_done >= options.limit:
+                break
+            try:
+                if isinstance(row, RecordError):
+                    raise row
+                writer.add_row(converter.convert(index, row))
+            except RecordError as err:
+                raw = None if isinstance(row, RecordError) else row
+                _log_rejection(writer.stats.rejected, index, raw, err)
+                writer.add_row([], err, raw, index)
+            bar.update(1)
+            bar.set_postfix(
+                written=writer.stats.written, rejected=writer.stats.rejected, refresh=False
+            )
+    finally:
+        bar.close()
+        writer.checkpoint()
+    stats = writer.close()
+    logger.info("preprocess %s -> %s: %s", source.location, out_dir, stats)
+    return stats
+
+
+def _log_rejection(rejected_so_far: int, index: int, row: Any, err: RecordError) -> None:
+    record_id = row.get("id") if isinstance(row, dict) else None
+    name = f"row {index}" + (f" (id {record_id!r})" if record_id is not None else "")
+    if rejected_so_far < LOGGED_REJECTIONS:
+        logger.warning("rejected %s: %s: %s", name, err.reason, err.message)
+    elif rejected_so_far == LOGGED_REJECTIONS:
+        logger.warning("further rejections are logged only in rejected.jsonl")
+    logger.debug("rejected %s: %s: %s", name, err.reason, err.message)

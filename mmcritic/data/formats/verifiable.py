@@ -1,0 +1,56 @@
+"""Rows that are already verifiable: `question`, `answer`, `image` (or `video`).
+
+This is the layout of `lmms-lab/LLaVA-Critic-GRPO-dataset`, whose questions already hold the
+whole critic prompt with both responses; the converter adds only the think/boxed instruction,
+and not twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmcritic.data.formats.base import (
+    FormatOptions,
+    VerifiableItem,
+    pick_column,
+    register_format,
+    require_text,
+    row_id,
+    row_source,
+    strip_media_tags,
+)
+from mmcritic.data.formats.chosen_rejected import QUESTION_COLUMNS, raw_media
+from mmcritic.data.schema import RecordError
+
+ANSWER_COLUMNS = ("answer", "solution", "label", "ground_truth", "gt")
+
+
+@register_format(
+    "verifiable",
+    kind="verifiable",
+    description="already-verifiable rows: question, answer, image or video",
+)
+def parse_verifiable(row: dict[str, Any], index: int, options: FormatOptions) -> VerifiableItem:
+    answer = require_answer(row, options)
+    return VerifiableItem(
+        id=row_id(row, index, options, "verifiable"),
+        source=row_source(row, options, "verifiable"),
+        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        answer=answer,
+        media=raw_media(row, options),
+    )
+
+
+def require_answer(row: dict[str, Any], options: FormatOptions) -> str:
+    """Answers are often stored as numbers (`2`, `0.5`); the record keeps them as text."""
+    name = pick_column(row, "answer", ANSWER_COLUMNS, options)
+    value = row.get(name) if name else None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise RecordError(
+            "missing_field" if value is None else "malformed_field",
+            f"no answer (looked for {list(ANSWER_COLUMNS)}); the row has {sorted(row)}",
+        )
+    answer = str(value).strip()
+    if not answer:
+        raise RecordError("bad_label", "the answer is empty")
+    return answer

@@ -1,0 +1,71 @@
+"""The one record schema every reader, the synthetic generator and the trainer agree on.
+
+A record is a verifiable task: a chat prompt that refers to media by placeholder, the media paths,
+and the answer a reward can check. See DESIGN.md ("A verifiable dataset directory").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["pairwise", "pointwise", "verifiable"]
+KINDS: tuple[str, ...] = ("pairwise", "pointwise", "verifiable")
+
+DATA_FILE = "data.jsonl"
+REJECTED_FILE = "rejected.jsonl"
+STATS_FILE = "stats.json"
+MEDIA_DIR = "media"
+
+
+@dataclass
+class Record:
+    """One line of `data.jsonl`.
+
+    `images` and `videos` are paths relative to the dataset folder, or absolute; the prompt holds
+    one `{"type": "image"}` / `{"type": "video"}` part per entry, in the same order.
+    """
+
+    id: str
+    source: str
+    kind: Kind
+    prompt: list[dict[str, Any]]
+    answer: str
+    images: list[str] = field(default_factory=list)
+    videos: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> Record:
+        missing = [name for name in ("id", "source", "kind", "prompt", "answer") if name not in row]
+        if missing:
+            raise ValueError(f"record {row.get('id', '?')!r} lacks fields {missing}")
+        if row["kind"] not in KINDS:
+            raise ValueError(f"record {row['id']!r} has kind {row['kind']!r}; expected {KINDS}")
+        return cls(
+            id=str(row["id"]),
+            source=str(row["source"]),
+            kind=row["kind"],
+            prompt=list(row["prompt"]),
+            answer=str(row["answer"]),
+            images=list(row.get("images") or []),
+            videos=list(row.get("videos") or []),
+            meta=dict(row.get("meta") or {}),
+        )
+
+
+class RecordError(Exception):
+    """An input record that cannot become a verifiable record.
+
+    `reason` is a short stable code counted in `stats.json`; the message says what was wrong
+    with which record, so a user can fix the source.
+    """
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message

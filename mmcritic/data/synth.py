@@ -1,0 +1,252 @@
+"""Synthetic critic tasks whose truth is known by construction.
+
+Each item draws media (a Pillow image or a PyAV mp4), asks a question about it, and pairs a
+correct response with a wrong one. Labels are balanced exactly (half the items put the correct
+response first), ties are optional (both responses correct, worded differently), and each item
+carries a short rationale so a supervised warm start has something to imitate. The records go
+through the same RecordBuilder as converted data, so prompts cannot drift between the two.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from mmcritic.data.convert import BuildOptions, RecordBuilder, resolve_media
+from mmcritic.data.formats.base import PairwiseItem, RawMedia
+from mmcritic.data.media import MediaResolver, PixelBudget
+from mmcritic.data.schema import MEDIA_DIR
+from mmcritic.data.writer import DatasetWriter
+
+IMAGE_SIDE = 112
+BACKGROUND = (128, 128, 128)
+COLORS = {
+    "red": (220, 30, 30),
+    "green": (30, 170, 60),
+    "blue": (30, 70, 220),
+    "yellow": (240, 220, 30),
+    "purple": (140, 40, 180),
+    "orange": (250, 140, 20),
+}
+SHAPES = ("circle", "square", "triangle")
+MAX_COUNT = 6
+DIRECTIONS = ("left", "right", "up", "down")
+VIDEO_SIDE = 64
+VIDEO_FRAMES = 16
+VIDEO_FPS = 8
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What one synthetic item shows, and the answers a critic should tell apart."""
+
+    question: str
+    correct: str
+    wrong: str
+    paraphrase: str
+    rationale: str
+    tie_rationale: str
+    facts: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SynthTask:
+    name: str
+    modality: str
+    make: Callable[[random.Random, Path], Truth]
+    description: str
+
+
+def _draw_shape(draw: ImageDraw.ImageDraw, shape: str, box: tuple[int, int, int, int], fill):
+    left, top, right, bottom = box
+    if shape == "circle":
+        draw.ellipse(box, fill=fill)
+    elif shape == "square":
+        draw.rectangle(box, fill=fill)
+    else:
+        draw.polygon([((left + right) // 2, top), (right, bottom), (left, bottom)], fill=fill)
+
+
+def _make_color(rng: random.Random, path: Path) -> Truth:
+    color, wrong = rng.sample(sorted(COLORS), 2)
+    shape = rng.choice(SHAPES)
+    size = rng.randint(40, 80)
+    left, top = rng.randint(0, IMAGE_SIDE - size), rng.randint(0, IMAGE_SIDE - size)
+    image = Image.new("RGB", (IMAGE_SIDE, IMAGE_SIDE), BACKGROUND)
+    _draw_shape(ImageDraw.Draw(image), shape, (left, top, left + size, top + size), COLORS[color])
+    image.save(path.with_suffix(".png"))
+    return Truth(
+        question="What colour is the shape in the image?",
+        correct=f"The shape is {color}.",
+        wrong=f"The shape is {wrong}.",
+        paraphrase=f"It is a {color} {shape}.",
+        rationale=f"The image shows one {color} {shape} on a grey background. The response that "
+        f"says {color} is right; the one that says {wrong} is wrong.",
+        tie_rationale=f"The image shows one {color} {shape}. Both responses say {color}, so "
+        "they are equally good.",
+        facts={"color": color, "shape": shape, "wrong": wrong},
+    )
+
+
+def _make_count(rng: random.Random, path: Path) -> Truth:
+    count = rng.randint(1, MAX_COUNT)
+    wrong = rng.choice([n for n in range(1, MAX_COUNT + 1) if n != count])
+    cell = IMAGE_SIDE // 3
+    image = Image.new("RGB", (IMAGE_SIDE, IMAGE_SIDE), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    color = rng.choice(sorted(COLORS))
+    for slot in rng.sample(range(9), count):
+        left, top = (slot % 3) * cell + 6, (slot // 3) * cell + 6
+        _draw_shape(
+            draw, rng.choice(SHAPES), (left, top, left + cell - 12, top + cell - 12), COLORS[color]
+        )
+    image.save(path.with_suffix(".png"))
+    noun = "shape" if count == 1 else "shapes"
+    return Truth(
+        question="How many shapes are in the image?",
+        correct=_count_phrase(count),
+        wrong=_count_phrase(wrong),
+        paraphrase=f"I count {count} {noun}.",
+        rationale=f"Counting the {color} shapes in the image gives {count}. The response that "
+        f"says {count} is right; the one that says {wrong} is wrong.",
+        tie_rationale=f"Counting the shapes gives {count}, and both responses say {count}, so "
+        "they are equally good.",
+        facts={"count": count, "wrong": wrong},
+    )
+
+
+def _count_phrase(count: int) -> str:
+    return "There is 1 shape." if count == 1 else f"There are {count} shapes."
+
+
+def _make_motion(rng: random.Random, path: Path) -> Truth:
+    direction, wrong = rng.sample(DIRECTIONS, 2)
+    write_motion_video(path.with_suffix(".mp4"), direction, rng)
+    return Truth(
+        question="In which direction does the dot move in the video?",
+        correct=f"The dot moves {direction}.",
+        wrong=f"The dot moves {wrong}.",
+        paraphrase=f"It travels {direction}.",
+        rationale=f"Across the frames the dot travels {direction}. The response that says "
+        f"{direction} is right; the one that says {wrong} is wrong.",
+        tie_rationale=f"Across the frames the dot travels {direction}; both responses say so, "
+        "so they are equally good.",
+        facts={"direction": direction, "wrong": wrong},
+    )
+
+
+def write_motion_video(path: Path, direction: str, rng: random.Random) -> None:
+    """An H.264 mp4 of a white dot crossing a dark frame in `direction`."""
+    import av
+
+    radius, margin = 6, 10
+    across = np.linspace(margin, VIDEO_SIDE - margin, VIDEO_FRAMES).round().astype(int)
+    fixed = rng.randint(margin, VIDEO_SIDE - margin)
+    positions = {
+        "right": [(x, fixed) for x in across],
+        "left": [(x, fixed) for x in across[::-1]],
+        "down": [(fixed, y) for y in across],
+        "up": [(fixed, y) for y in across[::-1]],
+    }[direction]
+    ys, xs = np.mgrid[0:VIDEO_SIDE, 0:VIDEO_SIDE]
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream("libx264", rate=VIDEO_FPS)
+        stream.width = stream.height = VIDEO_SIDE
+        stream.pix_fmt = "yuv420p"
+        for x, y in positions:
+            frame = np.full((VIDEO_SIDE, VIDEO_SIDE, 3), 20, dtype=np.uint8)
+            frame[(xs - x) ** 2 + (ys - y) ** 2 <= radius**2] = 255
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
+        container.mux(stream.encode())
+
+
+TASKS: dict[str, SynthTask] = {
+    task.name: task
+    for task in (
+        SynthTask("color", "image", _make_color, "colour of one shape"),
+        SynthTask("count", "image", _make_count, "number of shapes (1-6)"),
+        SynthTask("motion", "video", _make_motion, "direction a dot moves in a short mp4"),
+    )
+}
+
+
+def get_task(name: str) -> SynthTask:
+    if name not in TASKS:
+        raise ValueError(f"unknown synthetic task {name!r}; valid tasks: {sorted(TASKS)}")
+    return TASKS[name]
+
+
+def synthesize(
+    task_name: str,
+    n: int,
+    out_dir: Path,
+    seed: int = 0,
+    tie_fraction: float = 0.0,
+    overwrite: bool = False,
+    build: BuildOptions | None = None,
+) -> dict[str, Any]:
+    """Writes `n` synthetic pairwise items of one task to a dataset folder; returns the stats."""
+    task = get_task(task_name)
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}")
+    if not 0.0 <= tie_fraction <= 1.0:
+        raise ValueError(f"the tie fraction must be in [0, 1], got {tie_fraction}")
+    rng = random.Random(seed)
+    labels = _balanced_labels(n, tie_fraction, rng)
+    base = build or BuildOptions(max_prompt_tokens=None)
+    options = BuildOptions(
+        **{
+            **base.__dict__,
+            "ties": "keep" if tie_fraction else "drop",
+            "shuffle": False,
+            "seed": seed,
+        }
+    )
+    builder = RecordBuilder(options, "pairwise")
+    settings = {"task": task_name, "n": n, "seed": seed, "ties": tie_fraction}
+    writer = DatasetWriter(out_dir, settings, "overwrite" if overwrite else "new")
+    (out_dir / MEDIA_DIR).mkdir(exist_ok=True)
+    resolver = MediaResolver(out_dir, out_dir)
+    budget = PixelBudget(options.min_pixels, options.max_pixels)
+    for index, label in enumerate(labels):
+        item = _item(task, index, label, rng, out_dir)
+        writer.add_row(builder.build(item, resolve_media(item.media, resolver, budget), index))
+    return writer.close()
+
+
+def _balanced_labels(n: int, tie_fraction: float, rng: random.Random) -> list[str]:
+    ties = round(n * tie_fraction)
+    rest = n - ties
+    labels = ["tie"] * ties + ["1"] * (rest - rest // 2) + ["2"] * (rest // 2)
+    rng.shuffle(labels)
+    return labels
+
+
+def _item(task: SynthTask, index: int, label: str, rng: random.Random, out_dir: Path):
+    stem = out_dir / MEDIA_DIR / f"{task.name}_{index:06d}"
+    truth = task.make(rng, stem)
+    suffix = ".mp4" if task.modality == "video" else ".png"
+    media_path = f"{MEDIA_DIR}/{stem.name}{suffix}"
+    if label == "tie":
+        responses = (truth.correct, truth.paraphrase)
+    else:
+        responses = (truth.correct, truth.wrong) if label == "1" else (truth.wrong, truth.correct)
+    return PairwiseItem(
+        id=f"synth_{task.name}_{index:06d}",
+        source=f"synth-{task.name}",
+        question=truth.question,
+        responses=responses,
+        better=label,
+        media=RawMedia(**{f"{task.modality}s": [media_path]}),
+        meta={
+            "task": task.name,
+            "rationale": truth.tie_rationale if label == "tie" else truth.rationale,
+            **truth.facts,
+        },
+    )
