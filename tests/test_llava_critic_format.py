@@ -152,3 +152,13 @@ def test_score_outside_its_scale_is_a_bad_label():
     with pytest.raises(RecordError) as caught:
         parse_score("Score: 140", "Rate it out of 100.")
     assert caught.value.reason == "bad_label"
+
+
+def test_every_generated_wording_round_trips_through_the_parser():
+    from mmcritic.data.raw_synth import raw_pairwise_rows
+
+    for row in raw_pairwise_rows(50, ["x.png"], seed=1):
+        human, gpt = (turn["value"] for turn in row["conversations"])
+        truth = row["meta_truth"]
+        assert parse_pair_prompt(human) == (truth["question"], *truth["responses"])
+        assert parse_pair_verdict(gpt) == truth["better"]
