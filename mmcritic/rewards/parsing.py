@@ -1,0 +1,221 @@
+"""Reading a critic's answer: the think block, the boxed verdict and the format check.
+
+Rewards, inference and evaluation all parse through this module, so a completion that earns a
+reward during training is read the same way when the trained critic is evaluated. Everything
+here runs on raw model output: no input may raise, and nothing may take more than linear time
+on long garbage (completions can be tens of thousands of characters of repeated fragments).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+BOX_OPEN = "\\boxed{"
+
+# The slash is optional and followed by its own whitespace, so the two whitespace runs can never
+# trade characters; an ambiguous `<\s*/?\s*` would backtrack quadratically on `<` + spaces.
+_THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>")
+
+# A single tokenizer pass over every brace; `\{` and `\}` are literal braces in LaTeX, not groups.
+_BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
+
+# Verdicts are short; a long box is a formula or an essay, and refusing it bounds all later work.
+MAX_VERDICT_CHARS = 64
+
+_TEXT_MACRO = re.compile(
+    r"\\(?:text|textbf|textit|texttt|textrm|textsf|mathrm|mathbf|mathit|mathsf|mathtt|"
+    r"operatorname|emph|boxed|fbox)\s*\{([^{}]*)\}"
+)
+_LATEX_SPACE = re.compile(r"\\[,;:! ]|~")
+_WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
+_STRIPPED = str.maketrans("", "", "$*`")
+
+_NOUN = r"(?:response|answer|assistant|option|candidate|output|model)"
+_INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab])\)?")
+_ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|one))?")
+_COMPARISON = re.compile(r"(?P<l>[12ab])\s*(?P<op>>>?|<<?|=)\s*(?P<r>[12ab])")
+_TIE = re.compile(
+    r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
+    r"both(?:\s+(?:are\s+)?equal)?"
+)
+_INDEX_MEANING = {"1": "1", "a": "1", "first": "1", "1st": "1"}
+_INDEX_MEANING |= {"2": "2", "b": "2", "second": "2", "2nd": "2"}
+
+Reason = Literal[
+    "ok", "no_box", "box_only_in_think", "unclosed_think", "conflicting_boxes", "unrecognised"
+]
+REASONS: tuple[Reason, ...] = get_args(Reason)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of parsing one answer; `reason` says why there is no verdict, so training can
+    count the ways a policy fails the format instead of seeing only zeros."""
+
+    choice: str | None
+    raw: str | None
+    reason: Reason
+
+    @property
+    def ok(self) -> bool:
+        return self.choice is not None
+
+
+def normalize_tags(text: str) -> str:
+    """Closes up `< think >`, `</ think>` and `< /think >` to `<think>` / `</think>`.
+
+    Models drift into spaced tags, and the spec says whitespace around `<`, `>` and `/` does not
+    count. Only think tags are touched, so `a < b > c` in a response keeps its spacing."""
+    return _THINK_TAG.sub(lambda m: f"<{m.group(1) or ''}think>", text)
+
+
+def boxed_contents(text: str) -> list[str]:
+    """The contents of every top-level `\\boxed{...}` (or `\\boxed {...}`), in order.
+
+    Braces nest (`\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`) and `\\{`, `\\}` are literal. A box
+    that is never closed yields nothing, and the boxes inside it are still found. A box inside a
+    closed box stays part of the outer content rather than being listed again, which keeps the
+    output no longer than the input. One pass with a stack, so cost is linear in the input."""
+    depth = 0
+    open_boxes: list[tuple[int, int, int]] = []  # (box start, content start, brace depth)
+    closed: list[tuple[int, int, int]] = []  # (box start, content start, content end)
+    for token in _BOX_TOKENS.finditer(text):
+        kind = token.group()
+        if kind.startswith("\\boxed"):
+            depth += 1
+            open_boxes.append((token.start(), token.end(), depth))
+        elif kind == "{":
+            depth += 1
+        elif kind == "}" and depth:
+            if open_boxes and open_boxes[-1][2] == depth:
+                start, content_start, _ = open_boxes.pop()
+                closed.append((start, content_start, token.start()))
+            depth -= 1
+    return [text[begin:end] for begin, end in _top_level(closed)]
+
+
+def _top_level(spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Drops boxes nested in another box; brace matching makes the spans laminar, so after
+    sorting by start a span is nested exactly when it starts before the last kept one ends."""
+    kept: list[tuple[int, int]] = []
+    for _, begin, end in sorted(spans):
+        if not kept or begin > kept[-1][1]:
+            kept.append((begin, end))
+    return kept
+
+
+def normalize_choice(raw: str) -> str | None:
+    """Maps a box's content to `"1"`, `"2"` or `"tie"`; anything else, or anything ambiguous, is
+    None, so a policy cannot hedge its way to a reward.
+
+    Case, surrounding whitespace, `$`, `*`, backticks, LaTeX spacing (`\\,`, `~`), a trailing
+    period, wrappers `\\text{}`, `\\textbf{}`, `\\mathrm{}` (and the other text/math font macros,
+    `\\boxed{}`, `\\fbox{}`), and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
+    What remains must be one of:
+
+    - an index, optionally after "the" and a noun (response, answer, assistant, option,
+      candidate, output, model) and `#`, optionally followed by `)`: `2`, `Response 2`,
+      `Assistant B`, `Option #1`, `2)`; the letters A and B mean 1 and 2;
+    - an ordinal, optionally with "the" and a noun or "one": `second`, `The second response`,
+      `2nd`, `the first one`;
+    - an arena comparison of two different indices: `A>B`, `A>>B`, `2<1` (the larger side wins),
+      `A=B` (a tie);
+    - a tie word: `tie`, `a tie`, `it's a tie`, `draw`, `C` (the arena tie letter), `same`,
+      `equal`, `equally good`, `both equally good`, `both are equally good`, `both`,
+      `both equal`.
+
+    `12`, `1 or 2`, `2 and 1`, `1,2`, `Response 2 is better` and longer sentences are None.
+    """
+    if len(raw) > MAX_VERDICT_CHARS:
+        return None
+    core = _strip_decoration(raw)
+    for pattern in (_INDEX, _ORDINAL):
+        match = pattern.fullmatch(core)
+        if match:
+            return _INDEX_MEANING[match.group("i")]
+    match = _COMPARISON.fullmatch(core)
+    if match:
+        return _compare(match.group("l"), match.group("op"), match.group("r"))
+    return "tie" if _TIE.fullmatch(core) else None
+
+
+def _strip_decoration(raw: str) -> str:
+    """The lower-cased core of a verdict with markup and wrappers peeled off, repeatedly, since
+    models stack them (`$\\boxed{\\textbf{[[B]]}}$.`)."""
+    text = raw
+    while True:
+        unwrapped = _TEXT_MACRO.sub(r"\1", text)
+        unwrapped = _LATEX_SPACE.sub(" ", unwrapped)
+        unwrapped = unwrapped.translate(_STRIPPED)
+        unwrapped = " ".join(unwrapped.split()).lower().rstrip(".").strip()
+        unwrapped = _peel(unwrapped)
+        if unwrapped == text:
+            return text
+        text = unwrapped
+
+
+def _peel(text: str) -> str:
+    for opening, closing in _WRAPPERS:
+        if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
+            return text[1:-1].strip()
+    return text
+
+
+def _compare(left: str, op: str, right: str) -> str | None:
+    winner, loser = _INDEX_MEANING[left], _INDEX_MEANING[right]
+    if winner == loser:
+        return None
+    if op == "=":
+        return "tie"
+    return winner if op.startswith(">") else loser
+
+
+def parse_verdict(text: str) -> Verdict:
+    """The critic's verdict: the last box after the think block.
+
+    Boxes inside the think block are drafts, so they never count; an opened but unclosed think
+    block means the model never finished thinking. Boxes after the block that normalise to two
+    different verdicts are a hedge and give no verdict; repeating the same verdict is fine."""
+    text = normalize_tags(text)
+    close = text.rfind(THINK_CLOSE)
+    if close >= 0:
+        answer, thinking = text[close + len(THINK_CLOSE) :], text[:close]
+    elif THINK_OPEN in text:
+        return Verdict(None, None, "unclosed_think")
+    else:
+        answer, thinking = text, ""
+    boxes = boxed_contents(answer)
+    if not boxes:
+        reason: Reason = "box_only_in_think" if boxed_contents(thinking) else "no_box"
+        return Verdict(None, None, reason)
+    return _verdict_from_boxes(boxes)
+
+
+def _verdict_from_boxes(boxes: list[str]) -> Verdict:
+    raw = boxes[-1]
+    choices = {normalize_choice(box) for box in boxes} - {None}
+    if len(choices) > 1:
+        return Verdict(None, raw, "conflicting_boxes")
+    choice = normalize_choice(raw)
+    return Verdict(choice, raw, "ok" if choice else "unrecognised")
+
+
+def has_think_box_format(text: str) -> bool:
+    """Whether the text fully matches `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matches
+    newline) after tag normalisation, ignoring leading and trailing whitespace.
+
+    Implemented as an earliest-occurrence search rather than the regex: taking the earliest
+    place for each piece leaves the most room for the next, so it accepts exactly the same texts
+    while staying linear where the backtracking regex is quadratic on repeated fragments."""
+    text = normalize_tags(text).strip()
+    if not text.startswith(THINK_OPEN):
+        return False
+    close = text.find(THINK_CLOSE, len(THINK_OPEN))
+    if close < 0:
+        return False
+    box = text.find(BOX_OPEN, close + len(THINK_CLOSE))
+    return box >= 0 and text.find("}", box + len(BOX_OPEN)) >= 0
