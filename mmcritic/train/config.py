@@ -1,0 +1,289 @@
+"""Training recipes: typed, nested, validated; YAML first, then dotted `key=value` overrides.
+
+A recipe is the whole run on one page. Every field is declared here with the reason for its
+default; a misspelt key is an error naming the nearest valid key, and every problem in a recipe is
+reported at once, so a 7B run does not die at minute twenty over a typo.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+import yaml
+
+
+class RecipeError(ValueError):
+    """A recipe that cannot run; the message lists every problem found."""
+
+
+@dataclass
+class LoraSettings:
+    enabled: bool = False
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.05
+    # Attention and MLP projections of the language model; the vision tower is matched by name
+    # only if listed here.
+    target_modules: list[str] = field(
+        default_factory=lambda: [
+            "q_proj",
+            "k_proj",
+            "v_proj",
+            "o_proj",
+            "gate_proj",
+            "up_proj",
+            "down_proj",
+        ]
+    )
+
+
+@dataclass
+class ModelSettings:
+    name_or_path: str = ""
+    # auto: bfloat16 on a GPU that supports it, float32 on CPU (CPU bf16 matmuls are slow).
+    dtype: Literal["auto", "bfloat16", "float16", "float32"] = "auto"
+    attn_implementation: str | None = None
+    # R1 trains the vision tower too; freezing it saves memory on small GPUs.
+    freeze_vision_tower: bool = False
+    gradient_checkpointing: bool = True
+    lora: LoraSettings = field(default_factory=LoraSettings)
+
+
+@dataclass
+class DataSettings:
+    train: str = ""
+    # Held-out set scored for preference accuracy before and after training; optional.
+    eval: str | None = None
+    # R1 resizes images into [262,144; 4,194,304] pixels.
+    min_pixels: int = 262_144
+    max_pixels: int = 4_194_304
+    # R1 drops prompts over 6,142 tokens; longer ones would be truncated through media tokens.
+    max_prompt_tokens: int = 6142
+
+
+@dataclass
+class RewardSettings:
+    # total = (1 - w) * preference + w * format (LLaVA-Critic-R1: w = 0.1)
+    format_weight: float = 0.1
+
+
+@dataclass
+class GRPOSettings:
+    # R1: n = 8 rollouts per prompt, temperature 1.0, top_p 0.99, responses up to 2,048 tokens.
+    num_generations: int = 8
+    temperature: float = 1.0
+    top_p: float = 0.99
+    max_completion_length: int = 2048
+    # KL loss with the low-variance k3 estimator (TRL's), coefficient 1e-2.
+    beta: float = 0.01
+    # Clip-higher: ratio clipped to [1 - 0.2, 1 + 0.3]; dual clip at 3.0 for negative advantages.
+    epsilon: float = 0.2
+    epsilon_high: float = 0.3
+    delta: float | None = 3.0
+    # Token-level mean over the accumulated batch ("dapo"), one PPO epoch.
+    loss_type: Literal["grpo", "dapo", "dr_grpo", "bnpo"] = "dapo"
+    num_iterations: int = 1
+    scale_rewards: Literal["group", "batch", "none"] = "group"
+    # Rollout steps per generation: R1 makes 2 optimizer steps per rollout batch.
+    steps_per_generation: int | None = None
+    # Drop prompt groups whose rewards are all equal (no learning signal) and refill the batch.
+    dynamic_sampling: bool = False
+    dynamic_sampling_max_rounds: int = 4
+    # vLLM rollouts through TRL (GPU only): "colocate" shares the training GPUs, "server" uses
+    # a `trl vllm-serve` process.
+    use_vllm: bool = False
+    vllm_mode: Literal["colocate", "server"] = "colocate"
+    vllm_gpu_memory_utilization: float = 0.4
+    vllm_server_host: str = "127.0.0.1"
+    vllm_server_port: int = 8000
+
+
+@dataclass
+class SFTSettings:
+    # Rationale plus boxed verdict, the LLaVA-Critic way; the loss covers the answer only.
+    max_length: int | None = 8192
+
+
+@dataclass
+class OptimSettings:
+    # R1: AdamW, lr 1e-6, weight decay 1e-2, constant schedule, no warm-up, grad-norm clip 1.0.
+    learning_rate: float = 1e-6
+    weight_decay: float = 0.01
+    lr_scheduler_type: Literal["constant", "linear", "cosine"] = "constant"
+    warmup_ratio: float = 0.0
+    max_grad_norm: float = 1.0
+    # Completions per device per micro-step; with GRPO it must be a multiple of num_generations
+    # across the whole generation batch.
+    per_device_train_batch_size: int = 8
+    gradient_accumulation_steps: int = 1
+
+
+@dataclass
+class Recipe:
+    output_dir: str = ""
+    max_steps: int = 0
+    stage: Literal["grpo", "sft"] = "grpo"
+    seed: int = 42
+    # auto: continue from the newest checkpoint in output_dir if there is one; never: start
+    # fresh; anything else is a checkpoint path.
+    resume: str = "auto"
+    # R1 checkpoints every 10 steps: late checkpoints can be worse policies, so keep them.
+    save_steps: int = 10
+    save_total_limit: int | None = None
+    logging_steps: int = 1
+    report_to: list[str] = field(default_factory=lambda: ["tensorboard"])
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    model: ModelSettings = field(default_factory=ModelSettings)
+    data: DataSettings = field(default_factory=DataSettings)
+    rewards: RewardSettings = field(default_factory=RewardSettings)
+    grpo: GRPOSettings = field(default_factory=GRPOSettings)
+    sft: SFTSettings = field(default_factory=SFTSettings)
+    optim: OptimSettings = field(default_factory=OptimSettings)
+
+    def problems(self) -> list[str]:
+        """Cross-field checks, each saying what to set instead."""
+        found = []
+        if not self.output_dir:
+            found.append("output_dir is required")
+        if self.max_steps <= 0:
+            found.append(f"max_steps must be positive, got {self.max_steps}")
+        if not self.model.name_or_path:
+            found.append("model.name_or_path is required")
+        if not self.data.train:
+            found.append("data.train is required (a dataset folder from preprocess or synth)")
+        if not 0.0 <= self.rewards.format_weight <= 1.0:
+            found.append(
+                f"rewards.format_weight must be in [0, 1], got {self.rewards.format_weight}"
+            )
+        if self.grpo.num_generations < 2:
+            found.append("grpo.num_generations must be at least 2: advantages compare a group")
+        if self.grpo.delta is not None and self.grpo.delta <= 1 + self.grpo.epsilon_high:
+            found.append(
+                f"grpo.delta ({self.grpo.delta}) must exceed 1 + grpo.epsilon_high "
+                f"({1 + self.grpo.epsilon_high}); set it higher or null"
+            )
+        if self.data.min_pixels > self.data.max_pixels:
+            found.append("data.min_pixels must not exceed data.max_pixels")
+        if self.grpo.use_vllm and self.device == "cpu":
+            found.append("grpo.use_vllm needs a GPU; set device: cuda or grpo.use_vllm: false")
+        return found
+
+
+def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> Recipe:
+    """Reads a recipe YAML, applies `a.b=value` overrides, and validates the result."""
+    raw: dict[str, Any] = {}
+    if path is not None:
+        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        if loaded is not None and not isinstance(loaded, dict):
+            raise RecipeError(f"{path}: a recipe is a mapping of keys, got {type(loaded).__name__}")
+        raw = loaded or {}
+    for override in overrides or []:
+        _apply_override(raw, override)
+    errors: list[str] = []
+    recipe = _build(Recipe, raw, "", errors)
+    if not errors:  # cross-field checks need well-typed fields
+        errors += recipe.problems()
+    if errors:
+        source = f" in {path}" if path else ""
+        raise RecipeError(f"invalid recipe{source}:\n  - " + "\n  - ".join(errors))
+    return recipe
+
+
+def _apply_override(raw: dict[str, Any], override: str) -> None:
+    key, sep, value = override.partition("=")
+    if not sep or not key:
+        raise RecipeError(
+            f"an override is key=value, e.g. optim.learning_rate=5e-7; got {override!r}"
+        )
+    node = raw
+    parts = key.strip().split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise RecipeError(f"override {override!r}: {part} is not a section")
+    node[parts[-1]] = yaml.safe_load(value) if value.strip() else ""
+
+
+def _build(cls: type, raw: Any, prefix: str, errors: list[str]) -> Any:
+    if not isinstance(raw, dict):
+        errors.append(f"{prefix or 'recipe'} must be a mapping, got {raw!r}")
+        return cls()
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in raw:
+        if key not in fields:
+            close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.5)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+            errors.append(f"unknown key {prefix}{key}{hint} (valid: {', '.join(fields)})")
+    values = {}
+    for name in fields:
+        if name not in raw:
+            continue
+        hint = hints[name]
+        if dataclasses.is_dataclass(hint):
+            values[name] = _build(hint, raw[name], f"{prefix}{name}.", errors)
+        else:
+            values[name] = _check_value(raw[name], hint, f"{prefix}{name}", errors)
+    return cls(**values)
+
+
+def _check_value(value: Any, hint: Any, key: str, errors: list[str]) -> Any:
+    value = _yaml_float(value) if _wants_float(hint) else value
+    if _matches(value, hint):
+        return float(value) if _wants_float(hint) and isinstance(value, int) else value
+    errors.append(f"{key} = {value!r} is not {_describe(hint)}")
+    return value
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin = get_origin(hint)
+    if origin is Literal:
+        return value in get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, option) for option in get_args(hint))
+    if origin is list:
+        (item,) = get_args(hint)
+        return isinstance(value, list) and all(_matches(v, item) for v in value)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _yaml_float(value: Any) -> Any:
+    """YAML 1.1 reads `1e-6` (no dot) as a string; a float field takes it as the number meant."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _wants_float(hint: Any) -> bool:
+    return hint is float or float in get_args(hint)
+
+
+def _describe(hint: Any) -> str:
+    origin = get_origin(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(v) for v in get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(option) for option in get_args(hint))
+    if origin is list:
+        return f"a list of {_describe(get_args(hint)[0])}"
+    return "null" if hint is type(None) else f"a {getattr(hint, '__name__', hint)}"
+
+
+def recipe_to_dict(recipe: Recipe) -> dict[str, Any]:
+    """The resolved recipe, as written into the run folder."""
+    return dataclasses.asdict(recipe)
