@@ -158,13 +158,38 @@ def _key_values(pairs: Sequence[str], flag: str) -> dict[str, str]:
     return result
 
 
+def _add_train(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "train",
+        help="train per a recipe (also under `accelerate launch` for many GPUs or nodes)",
+    )
+    parser.add_argument("recipe", type=Path, help="recipe YAML, e.g. recipes/quickstart_cpu.yaml")
+    parser.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE", help="dotted overrides, e.g. max_steps=20"
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the resolved TRL config as JSON and check paths, without training",
+    )
+    parser.set_defaults(handler=_run_train)
+
+
+def _run_train(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.train.config import load_recipe
+    from mmcritic.train.run import dry_run, train
+
+    recipe = load_recipe(args.recipe, args.overrides)
+    return dry_run(recipe) if args.dry_run else train(recipe)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mmcritic", description="Train and use multimodal critics with verifiable rewards."
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars, warnings only")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_tiny_model, _add_synth, _add_preprocess):
+    for add in (_add_tiny_model, _add_synth, _add_preprocess, _add_train):
         add(commands)
     return parser
 
