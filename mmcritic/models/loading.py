@@ -1,0 +1,94 @@
+"""Loading a vision-language model and its processor for training and inference.
+
+The model family stays pluggable through transformers' Auto classes; what is Qwen-specific here
+is only the list of vision placeholder tokens, read from the tokenizer by name.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+# Tokens that stand for media in a prompt. A policy that samples one would make the next forward
+# pass look for image features that do not exist ("Image features and image tokens do not match").
+VISION_PLACEHOLDER_TOKENS = (
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+)
+VISION_TOWER_PREFIXES = ("visual.", "model.visual.")
+
+Device = Literal["cpu", "cuda"]
+
+
+def resolve_device(preference: str) -> Device:
+    """`auto` picks the GPU when there is one; asking for cuda without one is an error."""
+    if preference == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if preference == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device: cuda was asked for, but no GPU is visible; use device: cpu")
+    return preference  # type: ignore[return-value]
+
+
+def resolve_dtype(preference: str, device: Device) -> torch.dtype:
+    """bfloat16 on GPUs that support it, float32 on CPU, unless the recipe says otherwise."""
+    if preference == "auto":
+        if device == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    return getattr(torch, preference)
+
+
+def load_processor(name_or_path: str, min_pixels: int | None = None, max_pixels: int | None = None):
+    """The model's processor with its image budget set to the run's, so images resized by
+    qwen-vl-utils are not resized a second time."""
+    from transformers import AutoProcessor
+
+    processor = AutoProcessor.from_pretrained(name_or_path)
+    image_processor = getattr(processor, "image_processor", None)
+    if image_processor is not None and min_pixels is not None and max_pixels is not None:
+        image_processor.size = {"shortest_edge": min_pixels, "longest_edge": max_pixels}
+    if processor.tokenizer.pad_token is None:
+        processor.tokenizer.pad_token = processor.tokenizer.eos_token
+    return processor
+
+
+def load_model(name_or_path: str, dtype: torch.dtype, attn_implementation: str | None = None):
+    from transformers import AutoModelForImageTextToText
+
+    kwargs: dict[str, Any] = {"dtype": dtype}
+    if attn_implementation:
+        kwargs["attn_implementation"] = attn_implementation
+    return AutoModelForImageTextToText.from_pretrained(name_or_path, **kwargs)
+
+
+def freeze_vision_tower(model: torch.nn.Module) -> int:
+    """Stops gradients into the vision encoder; returns how many parameters were frozen."""
+    frozen = 0
+    for name, parameter in model.named_parameters():
+        if name.startswith(VISION_TOWER_PREFIXES):
+            parameter.requires_grad_(False)
+            frozen += parameter.numel()
+    if frozen == 0:
+        raise ValueError(
+            f"found no vision-tower parameters (names starting with {VISION_TOWER_PREFIXES}); "
+            "set model.freeze_vision_tower: false for this model"
+        )
+    logger.info("froze %s vision-tower parameters", f"{frozen:,}")
+    return frozen
+
+
+def vision_token_ids(tokenizer: Any) -> list[int]:
+    """Ids of the vision placeholder tokens this tokenizer knows."""
+    ids = []
+    for token in VISION_PLACEHOLDER_TOKENS:
+        token_id = tokenizer.convert_tokens_to_ids(token)
+        if token_id is not None and token_id != tokenizer.unk_token_id:
+            ids.append(token_id)
+    return ids

@@ -1,0 +1,350 @@
+"""A tiny random-weight Qwen2.5-VL with a real processor, built offline in about a second.
+
+Tests, smoke runs and CI need to exercise the real code paths (the Qwen2.5-VL model class, its
+processor, chat template, vision placeholders, M-RoPE, video inputs) without a hub download or a
+GPU. Only the sizes are shrunk: the classes, special tokens and chat template are Qwen's own, so
+code that works against this model works against the released checkpoints.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from importlib.resources import files
+from itertools import product
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLProcessor, Qwen2Tokenizer
+
+logger = logging.getLogger(__name__)
+
+# Qwen's special tokens, in the order Qwen numbers them (151643 onwards in the released vocab).
+ENDOFTEXT_TOKEN = "<|endoftext|>"
+EOS_TOKEN = "<|im_end|>"
+VISION_START_TOKEN = "<|vision_start|>"
+VISION_END_TOKEN = "<|vision_end|>"
+IMAGE_TOKEN = "<|image_pad|>"
+VIDEO_TOKEN = "<|video_pad|>"
+SPECIAL_TOKENS = (
+    ENDOFTEXT_TOKEN,
+    "<|im_start|>",
+    EOS_TOKEN,
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    VISION_START_TOKEN,
+    VISION_END_TOKEN,
+    "<|vision_pad|>",
+    IMAGE_TOKEN,
+    VIDEO_TOKEN,
+)
+BYTE_ALPHABET_SIZE = 256
+
+# The released Qwen2.5-VL's vision geometry: 14-pixel patches, 2x2 merged into one token, two
+# frames per temporal patch, 112-pixel attention windows. Kept as is so token counts match.
+PATCH_SIZE = 14
+SPATIAL_MERGE_SIZE = 2
+TEMPORAL_PATCH_SIZE = 2
+WINDOW_SIZE = 112
+# The released checkpoints' temporal M-RoPE step: position ids per second of video.
+TOKENS_PER_SECOND = 2
+PIXELS_PER_TOKEN = (PATCH_SIZE * SPATIAL_MERGE_SIZE) ** 2
+# Qwen2.5-VL splits each rotary half of a head into temporal, height and width sections 2:3:3
+# (16, 24, 24 for its 128-wide heads).
+MROPE_RATIO = (2, 3, 3)
+ROPE_THETA = 1_000_000.0
+VIDEO_MAX_FRAMES = 16
+CHAT_TEMPLATE_FILE = "chat_template.jinja"
+
+COLOURS = ("red", "green", "blue", "yellow", "orange", "purple", "black", "white", "grey", "pink")
+SHAPES = ("circle", "square", "triangle", "star", "rectangle", "dot", "line", "cube")
+COUNTS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+DIRECTIONS = ("left", "right", "up", "down", "above", "below", "top", "bottom", "centre")
+CRITIC_PHRASES = (
+    "You are a helpful assistant.",
+    "You are an impartial judge.",
+    "Look carefully at the image, read the question, and compare the two responses below.",
+    "Look carefully at the video, read the question, and rate the response below.",
+    "Which response is better? Which answer is correct?",
+    "Judge which response answers the question better: correct, complete, clear and relevant.",
+    "Question: What colour is the shape? How many shapes are there? Where is the dot moving?",
+    "The first response:",
+    "The second response:",
+    "The response:",
+    "Response 1 is better than Response 2.",
+    "Response 2 is better than Response 1.",
+    "Put the index of the better response, 1 or 2, in the box.",
+    "Give the response a score from 1 to 10 and put the score alone in the box.",
+    "You FIRST think about the reasoning process as an internal monologue and then provide the "
+    "final answer.",
+    "The reasoning process MUST BE enclosed within <think> </think> tags.",
+    "The final answer MUST BE put in \\boxed{}.",
+    "<think> Let me think step by step. </think> \\boxed{1}",
+    "<think> Both responses are wrong, but the second is closer. </think> \\boxed{2}",
+    "Yes. No. True. False. A, B, C or D; (a) [b] {c} 'quoted' \"double\" - + = * / % # @ & ! ?",
+)
+
+
+@dataclass(frozen=True)
+class TinyModelSpec:
+    """Sizes of a tiny Qwen2.5-VL; one field per CLI flag.
+
+    Defaults give about 0.4 M parameters. Pixel budgets are per image and per video frame; they
+    are small so that a test image becomes a handful of visual tokens.
+    """
+
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_layers: int = 2
+    num_heads: int = 4
+    num_kv_heads: int = 2
+    vision_hidden_size: int = 64
+    vision_intermediate_size: int = 128
+    vision_depth: int = 2
+    vision_heads: int = 4
+    vocab_size: int = 512
+    max_position_embeddings: int = 32_768
+    seed: int = 0
+    min_pixels: int = 4 * PIXELS_PER_TOKEN
+    max_pixels: int = 64 * PIXELS_PER_TOKEN
+    video_min_pixels: int = 4 * PIXELS_PER_TOKEN
+    video_max_pixels: int = 16 * PIXELS_PER_TOKEN
+
+    def __post_init__(self) -> None:
+        """Reject sizes the Qwen2.5-VL modules would only fail on later, with a worse message."""
+        _require(self.hidden_size % self.num_heads == 0, "hidden_size must divide into num_heads")
+        _require(self.num_heads % self.num_kv_heads == 0, "num_heads must divide into KV heads")
+        _require(
+            self.head_dim % (2 * sum(MROPE_RATIO)) == 0,
+            f"text head_dim ({self.head_dim}) must be a multiple of {2 * sum(MROPE_RATIO)}",
+        )
+        _require(
+            self.vision_hidden_size % (4 * self.vision_heads) == 0,
+            "vision_hidden_size must be a multiple of 4 * vision_heads",
+        )
+        _require(
+            self.vocab_size >= BYTE_ALPHABET_SIZE + len(SPECIAL_TOKENS),
+            f"vocab_size must hold the 256 bytes and {len(SPECIAL_TOKENS)} special tokens",
+        )
+        _require(0 < self.min_pixels <= self.max_pixels, "need 0 < min_pixels <= max_pixels")
+        _require(
+            0 < self.video_min_pixels <= self.video_max_pixels,
+            "need 0 < video_min_pixels <= video_max_pixels",
+        )
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @property
+    def mrope_section(self) -> list[int]:
+        unit = self.head_dim // (2 * sum(MROPE_RATIO))
+        return [part * unit for part in MROPE_RATIO]
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(f"TinyModelSpec: {message}")
+
+
+def build_tiny_model(
+    out_dir: str | Path, spec: TinyModelSpec | None = None, **overrides: Any
+) -> Path:
+    """Build a random-weight Qwen2.5-VL and its processor into `out_dir`, downloading nothing.
+
+    `overrides` replace fields of `spec` (e.g. `hidden_size=32`), so callers can name only what
+    they change. The result reloads with `AutoProcessor` and `AutoModelForImageTextToText`.
+    """
+    from transformers import GenerationConfig, Qwen2_5_VLForConditionalGeneration
+
+    spec = replace(spec or TinyModelSpec(), **overrides)
+    out_dir = Path(out_dir)
+    processor = build_tiny_processor(spec)
+    tokenizer = processor.tokenizer
+    config = _model_config(spec, tokenizer)
+    with _seeded(spec.seed):
+        model = Qwen2_5_VLForConditionalGeneration(config)
+    model.generation_config = GenerationConfig(
+        bos_token_id=tokenizer.convert_tokens_to_ids(ENDOFTEXT_TOKEN),
+        eos_token_id=tokenizer.convert_tokens_to_ids([EOS_TOKEN, ENDOFTEXT_TOKEN]),
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    model.save_pretrained(out_dir)
+    processor.save_pretrained(out_dir)
+    logger.info(
+        "built a tiny Qwen2.5-VL (%d parameters, vocab %d) in %s",
+        model.num_parameters(),
+        len(tokenizer),
+        out_dir,
+    )
+    return out_dir
+
+
+def build_tiny_processor(spec: TinyModelSpec) -> Qwen2_5_VLProcessor:
+    """The real Qwen2.5-VL processor around a locally trained tokenizer and small pixel budgets."""
+    from transformers import Qwen2_5_VLProcessor, Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+
+    geometry = {
+        "patch_size": PATCH_SIZE,
+        "merge_size": SPATIAL_MERGE_SIZE,
+        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+    }
+    image_processor = Qwen2VLImageProcessor(
+        min_pixels=spec.min_pixels, max_pixels=spec.max_pixels, **geometry
+    )
+    # cap_pixels_per_frame=True is qwen-vl-utils' own frame budget; it also silences the
+    # deprecation warning transformers 5.23 prints on every video when it is left unset.
+    video_processor = Qwen2VLVideoProcessor(
+        min_pixels=spec.video_min_pixels,
+        max_pixels=spec.video_max_pixels,
+        max_frames=VIDEO_MAX_FRAMES,
+        cap_pixels_per_frame=True,
+        **geometry,
+    )
+    chat_template = load_chat_template()
+    tokenizer = build_tiny_tokenizer(spec.vocab_size, spec.max_position_embeddings)
+    tokenizer.chat_template = chat_template
+    return Qwen2_5_VLProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=video_processor,
+        chat_template=chat_template,
+    )
+
+
+def load_chat_template() -> str:
+    """Qwen2.5-VL's chat template, byte for byte: TRL swaps in its training variant (for
+    assistant-only loss) only when the template equals the released one exactly."""
+    return files(__package__).joinpath(CHAT_TEMPLATE_FILE).read_text(encoding="utf-8")
+
+
+def build_tiny_tokenizer(vocab_size: int, model_max_length: int) -> Qwen2Tokenizer:
+    """A `Qwen2Tokenizer` whose byte-level BPE is trained here, on critic-prompt vocabulary.
+
+    The merges are learnt with Qwen's own pre-tokenizer so words split the way Qwen splits them;
+    the special tokens follow the BPE vocabulary in Qwen's order, so their ids are deterministic.
+    """
+    from transformers import Qwen2Tokenizer
+
+    vocab, merges = _train_bpe(vocab_size - len(SPECIAL_TOKENS))
+    vocab.update({token: len(vocab) + offset for offset, token in enumerate(SPECIAL_TOKENS)})
+    return Qwen2Tokenizer(
+        vocab=vocab,
+        merges=merges,
+        unk_token=None,
+        bos_token=None,
+        eos_token=EOS_TOKEN,
+        pad_token=ENDOFTEXT_TOKEN,
+        extra_special_tokens=list(SPECIAL_TOKENS[1:]),
+        model_max_length=model_max_length,
+    )
+
+
+def _train_bpe(bpe_vocab_size: int) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """Vocabulary and merges of a byte-level BPE trained on the built-in corpus.
+
+    The trainer may stop short of `bpe_vocab_size` once every corpus word is one token; the model's
+    embedding is sized from the spec, so it still covers the tokenizer.
+    """
+    from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
+    from tokenizers.models import BPE
+    from transformers.models.qwen2.tokenization_qwen2 import PRETOKENIZE_REGEX
+
+    tokenizer = Tokenizer(BPE(continuing_subword_prefix="", end_of_word_suffix=""))
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    trainer = trainers.BpeTrainer(
+        vocab_size=bpe_vocab_size,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(_corpus(), trainer)
+    model = json.loads(tokenizer.to_str())["model"]
+    return model["vocab"], [tuple(merge) for merge in model["merges"]]
+
+
+def _corpus() -> list[str]:
+    """A few hundred lines of the words critic prompts and synthetic tasks use, so common words
+    become single tokens and generated text stays short."""
+    lines = list(CRITIC_PHRASES)
+    for i, (colour, shape) in enumerate(product(COLOURS, SHAPES)):
+        count, better = COUNTS[i % len(COUNTS)], 1 + i % 2
+        where, towards = DIRECTIONS[i % len(DIRECTIONS)], DIRECTIONS[(i + 1) % len(DIRECTIONS)]
+        lines.append(f"There are {count} {colour} {shape}s at the {where}, moving {towards}.")
+        lines.append(
+            f"<think> The {colour} {shape} is {where}. Response {better} is better. </think> "
+            f"\\boxed{{{better}}}"
+        )
+    sums = (f"{a} + {b} = {a + b}; {a} x {b} = {a * b}." for a in range(10) for b in range(10))
+    return [*lines, *sums]
+
+
+def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLConfig:
+    """Qwen2.5-VL config whose token ids are read from the tokenizer, never assumed."""
+    from transformers import Qwen2_5_VLConfig
+
+    token_id = tokenizer.convert_tokens_to_ids
+    text_config = {
+        "vocab_size": spec.vocab_size,
+        "hidden_size": spec.hidden_size,
+        "intermediate_size": spec.intermediate_size,
+        "num_hidden_layers": spec.num_layers,
+        "num_attention_heads": spec.num_heads,
+        "num_key_value_heads": spec.num_kv_heads,
+        "max_position_embeddings": spec.max_position_embeddings,
+        "rope_parameters": {
+            "rope_type": "default",
+            "mrope_section": spec.mrope_section,
+            "rope_theta": ROPE_THETA,
+        },
+        "bos_token_id": token_id(ENDOFTEXT_TOKEN),
+        "eos_token_id": token_id(EOS_TOKEN),
+        "pad_token_id": tokenizer.pad_token_id,
+        "dtype": "float32",
+    }
+    vision_config = {
+        "depth": spec.vision_depth,
+        "hidden_size": spec.vision_hidden_size,
+        "intermediate_size": spec.vision_intermediate_size,
+        "num_heads": spec.vision_heads,
+        "out_hidden_size": spec.hidden_size,
+        "fullatt_block_indexes": [spec.vision_depth - 1],
+        "patch_size": PATCH_SIZE,
+        "spatial_merge_size": SPATIAL_MERGE_SIZE,
+        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+        "window_size": WINDOW_SIZE,
+        "tokens_per_second": TOKENS_PER_SECOND,
+    }
+    return Qwen2_5_VLConfig(
+        text_config=text_config,
+        vision_config=vision_config,
+        image_token_id=token_id(IMAGE_TOKEN),
+        video_token_id=token_id(VIDEO_TOKEN),
+        vision_start_token_id=token_id(VISION_START_TOKEN),
+        vision_end_token_id=token_id(VISION_END_TOKEN),
+        tie_word_embeddings=False,
+        dtype="float32",
+    )
+
+
+@contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """Seed weight initialisation without disturbing the caller's global RNG state."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
