@@ -108,6 +108,10 @@ class GRPOSettings:
 class SFTSettings:
     # Rationale plus boxed verdict, the LLaVA-Critic way; the loss covers the answer only.
     max_length: int | None = 8192
+    # "rationale": imitate the rationale and the true verdict. "format": an empty think block and
+    # a verdict drawn at random per record, which teaches the output format and nothing of the
+    # answers (a warm start for a model that cannot yet produce the format at all).
+    target: Literal["rationale", "format"] = "rationale"
 
 
 @dataclass

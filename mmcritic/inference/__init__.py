@@ -1,0 +1,1 @@
+"""Using a trained model: batched generation, critique and self-critique."""

@@ -1,0 +1,181 @@
+"""`trl.GRPOTrainer`, extended for critic training.
+
+What TRL lacks and this adds, each behind the smallest override that does it:
+- dynamic sampling: extra generation rounds refill the batch with informative groups
+  (`_generate_and_score_completions`);
+- a backstop for vision placeholder tokens the policy might still sample despite
+  `suppress_tokens` (`_generate`): the completion is cut before the token, and counted;
+- a rollout log (`rollouts.jsonl`: step, record ids, rewards) that makes resume and data order
+  auditable.
+The overridden private methods are covered by tests and TRL is pinned to the 1.16 series.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import torch
+from trl import GRPOTrainer
+
+from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
+
+logger = logging.getLogger(__name__)
+
+ROLLOUT_LOG = "rollouts.jsonl"
+
+
+class CriticGRPOTrainer(GRPOTrainer):
+    """GRPO with dynamic sampling, a vision-token guard and a rollout log."""
+
+    def __init__(
+        self,
+        *args: Any,
+        vision_token_ids: list[int] | None = None,
+        dynamic_sampling: bool = False,
+        dynamic_sampling_max_rounds: int = 4,
+        **kwargs: Any,
+    ):
+        super().__init__(*args, **kwargs)
+        self.vision_token_ids = set(vision_token_ids or [])
+        self.dynamic_sampling = dynamic_sampling
+        self.dynamic_sampling_max_rounds = dynamic_sampling_max_rounds
+        self._last_rewards: torch.Tensor | None = None
+        self._refill_batches = None
+        self._sampler_seed: int | None = None
+
+    # -- vision-token guard ---------------------------------------------------------------
+    def _generate(self, prompts: list):
+        prompt_ids, completion_ids, tool_mask, completions, logprobs, *rest = super()._generate(
+            prompts
+        )
+        cuts = 0
+        for index, ids in enumerate(completion_ids):
+            position = next((i for i, t in enumerate(ids) if t in self.vision_token_ids), None)
+            if position is None:
+                continue
+            cuts += 1
+            completion_ids[index] = [*ids[:position], self.eos_token_ids[0]]
+            text = self._tokenizer.decode(ids[:position], skip_special_tokens=True)
+            was_chat = isinstance(completions[index], list)
+            completions[index] = [{"role": "assistant", "content": text}] if was_chat else text
+            for per_token in (tool_mask, logprobs):
+                if per_token is not None:
+                    per_token[index] = per_token[index][: position + 1]
+        mode = "train" if self.model.training else "eval"
+        self._metrics[mode]["guard/vision_token_cuts"].append(float(cuts))
+        return (prompt_ids, completion_ids, tool_mask, completions, logprobs, *rest)
+
+    # -- rewards bookkeeping --------------------------------------------------------------
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        rewards_per_func = super()._calculate_rewards(
+            inputs, prompts, completions, completion_ids_list
+        )
+        self._last_rewards = rewards_per_func
+        if self.model.training:
+            self._log_rollouts(inputs, rewards_per_func)
+        return rewards_per_func
+
+    def _log_rollouts(self, inputs: list[dict], rewards_per_func: torch.Tensor) -> None:
+        if not self.accelerator.is_main_process:
+            return
+        weights = self.reward_weights.to(rewards_per_func.device)
+        total = (rewards_per_func * weights).nansum(dim=1).tolist()
+        line = {
+            "step": self.state.global_step,
+            "ids": [example.get("id") for example in inputs[:: self.num_generations]],
+            "reward": [round(value, 4) for value in total[: len(inputs)]],
+        }
+        path = Path(self.args.output_dir) / ROLLOUT_LOG
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+
+    # -- dynamic sampling -----------------------------------------------------------------
+    def _generate_and_score_completions(self, inputs):
+        rollout = super()._generate_and_score_completions(inputs)
+        if not (self.dynamic_sampling and self.model.training):
+            return rollout
+        target = len(inputs)
+        kept, spare = self._split_informative(rollout, len(inputs))
+        rounds, dropped = 1, target - len(kept["rows"])
+        while self._global_count(len(kept["rows"])) < target * self.accelerator.num_processes:
+            if rounds >= self.dynamic_sampling_max_rounds:
+                break
+            more_inputs = self._next_refill_batch()
+            more = super()._generate_and_score_completions(more_inputs)
+            more_kept, more_spare = self._split_informative(more, len(more_inputs))
+            kept = _merge_parts(kept, more_kept, self._tokenizer.pad_token_id)
+            spare = _merge_parts(spare, more_spare, self._tokenizer.pad_token_id)
+            rounds += 1
+        self._metrics["train"]["dynamic_sampling/dropped_fraction"].append(dropped / target)
+        self._metrics["train"]["dynamic_sampling/rounds"].append(float(rounds))
+        return self._assemble(kept, spare, target)
+
+    def _split_informative(self, rollout: dict, local_size: int) -> tuple[dict, dict]:
+        weights = self.reward_weights.to(self._last_rewards.device)
+        rewards = (self._last_rewards * weights).nansum(dim=1)
+        mask = informative_groups(rewards, self.num_generations)
+        start = self.accelerator.process_index * local_size
+        local = mask[start : start + local_size].tolist()
+        informative = [i for i, keep in enumerate(local) if keep]
+        uninformative = [i for i, keep in enumerate(local) if not keep]
+        return _part(rollout, informative), _part(rollout, uninformative)
+
+    def _global_count(self, local_count: int) -> int:
+        count = torch.tensor([local_count], device=self.accelerator.device)
+        return int(self.accelerator.gather(count).sum().item())
+
+    def _next_refill_batch(self) -> list[dict]:
+        """Prompts for an extra round, from further passes over the data in their own order,
+        so refills do not replay the prompts the main loop is about to see."""
+        if self._refill_batches is None:
+            self._refill_batches = self._refill_stream()
+        return next(self._refill_batches)
+
+    def _refill_stream(self):
+        passes = 0
+        while True:
+            passes += 1
+            self._sampler_seed = self.args.seed + passes
+            try:
+                loader = self.get_train_dataloader()
+            finally:
+                self._sampler_seed = None
+            yield from loader
+
+    def _get_train_sampler(self, dataset=None):
+        sampler = super()._get_train_sampler(dataset)
+        generator = getattr(sampler, "generator", None)
+        if getattr(self, "_sampler_seed", None) is not None and generator is not None:
+            generator.manual_seed(self._sampler_seed)
+        return sampler
+
+    def _assemble(self, kept: dict, spare: dict, target: int) -> dict:
+        """Exactly `target` local rows: informative first, then zero-advantage fill."""
+        parts = [kept["rollout"]] if kept["rows"] else []
+        shortfall = target - len(kept["rows"])
+        if shortfall > 0:
+            parts.append(select_rows(spare["rollout"], list(range(shortfall))))
+        rollout = (
+            concat_rollouts(parts, self._tokenizer.pad_token_id) if len(parts) > 1 else parts[0]
+        )
+        rollout = select_rows(rollout, list(range(target)))
+        tokens = rollout["completion_mask"].sum()
+        rollout["num_items_in_batch"] = self.accelerator.gather(tokens).sum()
+        return rollout
+
+
+def _part(rollout: dict, rows: list[int]) -> dict:
+    """Some rows of a rollout, kept with their indices; no rollout when no rows."""
+    return {"rollout": select_rows(rollout, rows) if rows else None, "rows": rows}
+
+
+def _merge_parts(first: dict, second: dict, pad_token_id: int) -> dict:
+    if not first["rows"]:
+        return second
+    if not second["rows"]:
+        return first
+    rollout = concat_rollouts([first["rollout"], second["rollout"]], pad_token_id)
+    return {"rollout": rollout, "rows": first["rows"] + second["rows"]}

@@ -1,0 +1,46 @@
+"""Held-out preference accuracy: greedy verdicts on records the run never trained on.
+
+The quickstart and the training runner report it before and after a stage, so whether a run
+learned is a number, not a reading of reward curves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from mmcritic.data.media import PixelBudget
+from mmcritic.data.schema import Record
+from mmcritic.inference.generation import generate
+from mmcritic.rewards import format_reward, preference_reward
+from mmcritic.train.data import ImageLoader
+
+
+def preference_accuracy(
+    model: Any,
+    processor: Any,
+    records: list[Record],
+    budget: PixelBudget,
+    max_new_tokens: int = 128,
+    batch_size: int = 16,
+) -> dict[str, float]:
+    """Greedy-decoding accuracy and format rate on pairwise records."""
+    load_images = ImageLoader(budget)
+    was_training = model.training
+    model.eval()
+    completions: list[str] = []
+    for start in tqdm(range(0, len(records), batch_size), desc="held-out", leave=False):
+        batch = records[start : start + batch_size]
+        images = load_images({"images": [r.images for r in batch]})["images"]
+        outputs = generate(model, processor, [r.prompt for r in batch], images, max_new_tokens)
+        completions += [samples[0] for samples in outputs]
+    model.train(was_training)
+    answers = [r.answer for r in records]
+    preference = preference_reward(completions, answer=answers)
+    formatted = format_reward(completions)
+    return {
+        "accuracy": sum(preference) / len(records),
+        "format_rate": sum(formatted) / len(records),
+        "n": float(len(records)),
+    }

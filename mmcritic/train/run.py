@@ -1,0 +1,226 @@
+"""`mmcritic train RECIPE`: one recipe in, one run folder out.
+
+The run folder holds the resolved recipe (`recipe.yaml`), checkpoints every `save_steps`, the
+TensorBoard logs, `rejected_train.jsonl` for examples refused before training, the rollout log,
+`heldout.json` with preference accuracy before and after, and the final model in `final/`.
+`resume: auto` continues from the newest checkpoint with optimizer, scheduler, RNG and data
+position, all restored by transformers' Trainer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mmcritic.data.media import PixelBudget
+from mmcritic.models.loading import (
+    freeze_vision_tower,
+    load_model,
+    load_processor,
+    resolve_device,
+    resolve_dtype,
+    vision_token_ids,
+)
+from mmcritic.train.config import Recipe, recipe_to_dict
+from mmcritic.train.data import (
+    TRAIN_REJECTED_FILE,
+    filter_by_prompt_length,
+    read_records,
+    to_dataset,
+    write_rejections,
+)
+from mmcritic.train.grpo_trainer import ROLLOUT_LOG
+from mmcritic.train.trl_configs import config_as_json, grpo_config, sft_config
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
+HELDOUT_FILE = "heldout.json"
+LOG_HISTORY_FILE = "log_history.json"
+FINAL_DIR = "final"
+
+
+def newest_checkpoint(output_dir: Path) -> Path | None:
+    """The checkpoint with the highest step that finished saving (has trainer_state.json)."""
+    if not output_dir.is_dir():
+        return None
+    found = [
+        (int(match.group(1)), path)
+        for path in output_dir.iterdir()
+        if (match := CHECKPOINT.match(path.name)) and (path / "trainer_state.json").is_file()
+    ]
+    return max(found)[1] if found else None
+
+
+def _checkpoint_step(checkpoint: Path) -> int:
+    state = json.loads((checkpoint / "trainer_state.json").read_text())
+    return int(state["global_step"])
+
+
+def trim_rollout_log(output_dir: Path, step: int) -> None:
+    """Drops rollout-log lines of steps a resumed run will redo, so each step appears once."""
+    path = output_dir / ROLLOUT_LOG
+    if path.is_file():
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(line for line in lines if json.loads(line)["step"] < step))
+
+
+def resume_point(recipe: Recipe) -> str | None:
+    if recipe.resume == "never":
+        return None
+    if recipe.resume == "auto":
+        found = newest_checkpoint(Path(recipe.output_dir))
+        return str(found) if found else None
+    if not Path(recipe.resume).is_dir():
+        raise FileNotFoundError(f"resume: {recipe.resume} is not a checkpoint folder")
+    return recipe.resume
+
+
+def check_paths(recipe: Recipe) -> list[str]:
+    """Problems with the model and data a recipe names, found without loading them."""
+    problems = []
+    for label, folder in (("data.train", recipe.data.train), ("data.eval", recipe.data.eval)):
+        if folder and not (Path(folder) / "data.jsonl").is_file():
+            problems.append(f"{label}: {folder} has no data.jsonl")
+    model_path = Path(recipe.model.name_or_path)
+    if model_path.exists() and not (model_path / "config.json").is_file():
+        problems.append(f"model.name_or_path: {model_path} has no config.json")
+    if not model_path.exists():
+        try:
+            from transformers import AutoConfig
+
+            AutoConfig.from_pretrained(recipe.model.name_or_path)
+        except OSError as err:
+            problems.append(
+                f"model.name_or_path: cannot resolve {recipe.model.name_or_path}: {err}"
+            )
+    return problems
+
+
+def build_trl_config(recipe: Recipe) -> Any:
+    device = resolve_device(recipe.device)
+    dtype = resolve_dtype(recipe.model.dtype, device)
+    if recipe.stage == "sft":
+        return sft_config(recipe, device, dtype)
+    tokens = _vision_ids_if_loadable(recipe.model.name_or_path)
+    return grpo_config(recipe, device, dtype, tokens)
+
+
+def _vision_ids_if_loadable(name_or_path: str) -> list[int]:
+    from transformers import AutoTokenizer
+
+    try:
+        return vision_token_ids(AutoTokenizer.from_pretrained(name_or_path))
+    except OSError:
+        return []
+
+
+def dry_run(recipe: Recipe) -> dict[str, Any]:
+    """The TRL config a recipe resolves to, and any path problems, without training."""
+    problems = check_paths(recipe)
+    config = build_trl_config(recipe)
+    return {"stage": recipe.stage, "trl_config": config_as_json(config), "problems": problems}
+
+
+def train(recipe: Recipe) -> dict[str, Any]:
+    """Runs the recipe's stage and returns held-out accuracy before and after it."""
+    problems = check_paths(recipe)
+    if problems:
+        raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
+    output_dir = Path(recipe.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "recipe.yaml").write_text(yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False))
+    logger.info("resolved recipe:\n%s", yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False))
+
+    budget = PixelBudget(recipe.data.min_pixels, recipe.data.max_pixels)
+    processor = load_processor(recipe.model.name_or_path, budget.min_pixels, budget.max_pixels)
+    records, rejections = filter_by_prompt_length(
+        read_records(recipe.data.train), processor, budget, recipe.data.max_prompt_tokens
+    )
+    write_rejections(rejections, output_dir / TRAIN_REJECTED_FILE)
+    if not records:
+        raise ValueError(f"no training examples left in {recipe.data.train} after filtering")
+    heldout = read_records(recipe.data.eval) if recipe.data.eval else []
+
+    dataset = to_dataset(records, budget, recipe.sft.target if recipe.stage == "sft" else None)
+    trainer = _make_trainer(recipe, processor, dataset)
+    before = _heldout(recipe, trainer.model, processor, heldout, budget)
+    resume_from = resume_point(recipe)
+    if resume_from:
+        logger.info("resuming from %s", resume_from)
+        trim_rollout_log(output_dir, _checkpoint_step(Path(resume_from)))
+    trainer.train(resume_from_checkpoint=resume_from)
+    (output_dir / LOG_HISTORY_FILE).write_text(json.dumps(trainer.state.log_history, indent=1))
+    final = output_dir / FINAL_DIR
+    trainer.save_model(str(final))
+    processor.save_pretrained(str(final))
+    after = _heldout(recipe, trainer.model, processor, heldout, budget)
+    summary = {
+        "final_model": str(final),
+        "train_examples": len(records),
+        "rejected_examples": len(rejections),
+        "heldout_before": before,
+        "heldout_after": after,
+        "global_step": trainer.state.global_step,
+    }
+    (output_dir / HELDOUT_FILE).write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _heldout(recipe, model, processor, records, budget) -> dict[str, float] | None:
+    if not records:
+        return None
+    from mmcritic.train.heldout import preference_accuracy
+
+    max_new_tokens = min(recipe.grpo.max_completion_length, 256)
+    return preference_accuracy(model, processor, records, budget, max_new_tokens)
+
+
+def _make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
+    device = resolve_device(recipe.device)
+    dtype = resolve_dtype(recipe.model.dtype, device)
+    model = load_model(recipe.model.name_or_path, dtype, recipe.model.attn_implementation)
+    if recipe.model.freeze_vision_tower:
+        freeze_vision_tower(model)
+    peft_config = _lora(recipe)
+    if recipe.stage == "sft":
+        from mmcritic.train.sft import make_sft_trainer
+
+        return make_sft_trainer(
+            model, processor, dataset, sft_config(recipe, device, dtype), peft_config
+        )
+    from mmcritic.train.grpo_trainer import CriticGRPOTrainer
+    from mmcritic.train.reward_logging import FormatReward, PreferenceReward
+
+    tokens = vision_token_ids(processor.tokenizer)
+    return CriticGRPOTrainer(
+        model=model,
+        reward_funcs=[PreferenceReward(), FormatReward()],
+        args=grpo_config(recipe, device, dtype, tokens),
+        train_dataset=dataset,
+        processing_class=processor,
+        peft_config=peft_config,
+        vision_token_ids=tokens,
+        dynamic_sampling=recipe.grpo.dynamic_sampling,
+        dynamic_sampling_max_rounds=recipe.grpo.dynamic_sampling_max_rounds,
+    )
+
+
+def _lora(recipe: Recipe) -> Any:
+    lora = recipe.model.lora
+    if not lora.enabled:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=lora.target_modules,
+        task_type="CAUSAL_LM",
+    )

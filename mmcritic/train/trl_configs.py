@@ -1,0 +1,106 @@
+"""Recipe -> TRL configuration objects, under TRL's own field names.
+
+Everything a recipe decides about optimisation, generation and logging lands in a `GRPOConfig` or
+`SFTConfig` here and nowhere else, so `mmcritic train --dry-run` shows exactly what TRL will run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from mmcritic.train.config import Recipe
+
+
+def _shared_arguments(recipe: Recipe, device: str, dtype: torch.dtype) -> dict[str, Any]:
+    """TrainingArguments fields both stages take."""
+    optim = recipe.optim
+    return {
+        "output_dir": recipe.output_dir,
+        "max_steps": recipe.max_steps,
+        "seed": recipe.seed,
+        "data_seed": recipe.seed,
+        "learning_rate": optim.learning_rate,
+        "weight_decay": optim.weight_decay,
+        "lr_scheduler_type": optim.lr_scheduler_type,
+        "warmup_steps": optim.warmup_ratio,
+        "max_grad_norm": optim.max_grad_norm,
+        "per_device_train_batch_size": optim.per_device_train_batch_size,
+        "gradient_accumulation_steps": optim.gradient_accumulation_steps,
+        "save_strategy": "steps",
+        "save_steps": recipe.save_steps,
+        "save_total_limit": recipe.save_total_limit,
+        "save_only_model": False,
+        "logging_steps": recipe.logging_steps,
+        "report_to": recipe.report_to,
+        "use_cpu": device == "cpu",
+        "bf16": dtype == torch.bfloat16,
+        "fp16": dtype == torch.float16,
+        "activation_checkpointing": recipe.model.gradient_checkpointing,
+        "dataloader_num_workers": 0,
+        "disable_tqdm": False,
+    }
+
+
+def grpo_config(recipe: Recipe, device: str, dtype: torch.dtype, vision_token_ids: list[int]):
+    """The `trl.GRPOConfig` a recipe describes."""
+    from trl import GRPOConfig
+
+    grpo = recipe.grpo
+    weight = recipe.rewards.format_weight
+    return GRPOConfig(
+        **_shared_arguments(recipe, device, dtype),
+        num_generations=grpo.num_generations,
+        temperature=grpo.temperature,
+        top_p=grpo.top_p,
+        max_completion_length=grpo.max_completion_length,
+        beta=grpo.beta,
+        epsilon=grpo.epsilon,
+        epsilon_high=grpo.epsilon_high,
+        delta=grpo.delta,
+        loss_type=grpo.loss_type,
+        num_iterations=grpo.num_iterations,
+        scale_rewards=grpo.scale_rewards,
+        steps_per_generation=grpo.steps_per_generation,
+        # preference and format are separate reward functions so TRL logs each one
+        reward_weights=[1.0 - weight, weight],
+        generation_kwargs=_vision_token_ban(vision_token_ids, grpo.use_vllm),
+        use_vllm=grpo.use_vllm,
+        vllm_mode=grpo.vllm_mode,
+        vllm_gpu_memory_utilization=grpo.vllm_gpu_memory_utilization,
+        vllm_server_host=grpo.vllm_server_host,
+        vllm_server_port=grpo.vllm_server_port,
+        remove_unused_columns=False,
+        log_completions=False,
+    )
+
+
+def _vision_token_ban(token_ids: list[int], use_vllm: bool) -> dict[str, Any]:
+    """Generation settings that stop the policy from sampling media placeholders: transformers
+    takes token ids to suppress, vLLM a logit bias."""
+    if not token_ids:
+        return {}
+    if use_vllm:
+        return {"logit_bias": {token_id: -100.0 for token_id in token_ids}}
+    return {"suppress_tokens": list(token_ids)}
+
+
+def sft_config(recipe: Recipe, device: str, dtype: torch.dtype):
+    """The `trl.SFTConfig` for the warm start: loss on the assistant answer only."""
+    from trl import SFTConfig
+
+    return SFTConfig(
+        **_shared_arguments(recipe, device, dtype),
+        max_length=recipe.sft.max_length,
+        completion_only_loss=True,
+        remove_unused_columns=False,
+        dataset_kwargs={"skip_prepare_dataset": True},
+    )
+
+
+def config_as_json(config: Any) -> dict[str, Any]:
+    """A TRL config as plain JSON under its own field names."""
+    data = config.to_dict()
+    return {key: (str(value) if isinstance(value, Path) else value) for key, value in data.items()}

@@ -1,0 +1,292 @@
+"""Training on the tiny model: GRPO and SFT steps, guards, dynamic sampling, dry run."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from mmcritic.cli import main
+from mmcritic.data.synth import synthesize
+from mmcritic.train.config import load_recipe
+from mmcritic.train.run import train
+
+RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
+
+
+@pytest.fixture(scope="module")
+def color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("color")
+    synthesize("color", 16, folder, seed=0, overwrite=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def unseen_color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("color_unseen")
+    synthesize("color", 16, folder, seed=5, overwrite=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def warm_model(tiny_model_dir, color_data, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model after a format warm start on random verdicts: on prompts it has not seen
+    it answers in the boxed format but is unsure which index to box, so GRPO rollouts earn
+    different rewards and produce gradients."""
+    out = tmp_path_factory.mktemp("warm")
+    recipe = tiny_recipe(
+        tiny_model_dir,
+        color_data,
+        out,
+        "stage=sft",
+        "sft.target=format",
+        "max_steps=40",
+        "optim.learning_rate=5e-3",
+        "report_to=[]",
+    )
+    return Path(train(recipe)["final_model"])
+
+
+def tiny_recipe(model: Path, data: Path, out: Path, *overrides: str):
+    return load_recipe(
+        RECIPE,
+        [
+            f"output_dir={out}",
+            f"model.name_or_path={model}",
+            f"data.train={data}",
+            "data.eval=null",
+            "max_steps=2",
+            "save_steps=100",
+            "logging_steps=1",
+            "grpo.num_generations=2",
+            "grpo.max_completion_length=8",
+            "optim.per_device_train_batch_size=4",
+            *overrides,
+        ],
+    )
+
+
+def weights(folder: Path) -> dict[str, torch.Tensor]:
+    return load_file(str(folder / "model.safetensors"))
+
+
+def changed_tensors(before: dict, after: dict) -> list[str]:
+    return [name for name in before if not torch.equal(before[name], after[name])]
+
+
+def test_two_grpo_steps_change_the_weights_and_log_reward_components(
+    warm_model, unseen_color_data, tmp_path
+):
+    recipe = tiny_recipe(
+        warm_model,
+        unseen_color_data,
+        tmp_path / "run",
+        "grpo.num_generations=8",
+        "grpo.max_completion_length=16",
+        "optim.per_device_train_batch_size=16",
+    )
+    summary = train(recipe)
+    assert summary["global_step"] == 2
+    assert changed_tensors(weights(warm_model), weights(Path(summary["final_model"])))
+    history = json.loads((tmp_path / "run" / "log_history.json").read_text())
+    logged = set().union(*history)
+    for key in (
+        "rewards/preference/mean",
+        "rewards/format/mean",
+        "preference/accuracy_when_answer_1",
+        "preference/accuracy_when_answer_2",
+        "completions/mean_length",
+        "guard/vision_token_cuts",
+    ):
+        assert key in logged, key
+    assert list((tmp_path / "run").rglob("events.out.tfevents*")), "no TensorBoard events"
+    assert (tmp_path / "run" / "recipe.yaml").is_file()
+
+
+def test_sft_warm_start_changes_the_weights(tiny_model_dir, color_data, tmp_path):
+    recipe = tiny_recipe(tiny_model_dir, color_data, tmp_path / "sft", "stage=sft")
+    summary = train(recipe)
+    assert summary["global_step"] == 2
+    assert changed_tensors(weights(tiny_model_dir), weights(Path(summary["final_model"])))
+
+
+def test_frozen_vision_tower_stays_put(tiny_model_dir, color_data, tmp_path):
+    recipe = tiny_recipe(
+        tiny_model_dir, color_data, tmp_path / "run", "stage=sft", "model.freeze_vision_tower=true"
+    )
+    summary = train(recipe)
+    changed = changed_tensors(weights(tiny_model_dir), weights(Path(summary["final_model"])))
+    assert changed and not [name for name in changed if "visual" in name]
+
+
+def test_prompts_too_long_for_the_limit_are_rejected_before_training(
+    tiny_model_dir, color_data, tmp_path
+):
+    recipe = tiny_recipe(tiny_model_dir, color_data, tmp_path / "run", "data.max_prompt_tokens=50")
+    with pytest.raises(ValueError, match="no training examples left"):
+        train(recipe)
+    rejected = (tmp_path / "run" / "rejected_train.jsonl").read_text().splitlines()
+    assert len(rejected) == 16
+    first = json.loads(rejected[0])
+    assert first["id"].startswith("synth_color_") and first["reason"] == "prompt_too_long"
+
+
+def test_generation_suppresses_every_vision_placeholder(tiny_model_dir, color_data, tmp_path):
+    from mmcritic.train.run import build_trl_config
+
+    config = build_trl_config(tiny_recipe(tiny_model_dir, color_data, tmp_path))
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    expected = {
+        tokenizer.convert_tokens_to_ids(t)
+        for t in ("<|image_pad|>", "<|video_pad|>", "<|vision_start|>")
+    }
+    assert expected <= set(config.generation_kwargs["suppress_tokens"])
+
+
+def test_sampled_vision_token_is_cut_before_the_forward_pass(monkeypatch):
+    from trl import GRPOTrainer
+
+    from mmcritic.train.grpo_trainer import CriticGRPOTrainer
+
+    image_pad, eos = 510, 500
+
+    def fake_generate(self, prompts):
+        ids = [[5, 6, image_pad, 7], [5, 6]]
+        return [[1], [1]], ids, None, ["ab<|image_pad|>c", "ab"], None, {}, None, None
+
+    monkeypatch.setattr(GRPOTrainer, "_generate", fake_generate)
+    trainer = CriticGRPOTrainer.__new__(CriticGRPOTrainer)
+    trainer.vision_token_ids = {image_pad}
+    trainer.eos_token_ids = [eos]
+    trainer.model = torch.nn.Linear(1, 1)
+    trainer._metrics = {"train": {"guard/vision_token_cuts": []}}
+
+    class Decoder:
+        def decode(self, ids, skip_special_tokens=True):
+            return "ab"
+
+    trainer._tokenizer = Decoder()
+    _, completion_ids, _, completions, *_ = trainer._generate(["p", "q"])
+    assert completion_ids == [[5, 6, eos], [5, 6]]
+    assert completions == ["ab", "ab"]
+    assert trainer._metrics["train"]["guard/vision_token_cuts"] == [1.0]
+
+
+def test_dynamic_sampling_drops_all_equal_groups_and_refills(tiny_model_dir, color_data, tmp_path):
+    # temperature 0 makes both rollouts of a prompt identical: every group is all-equal, so
+    # dynamic sampling must drop them all, try its extra rounds, and still fill the batch
+    recipe = tiny_recipe(
+        tiny_model_dir,
+        color_data,
+        tmp_path / "run",
+        "grpo.dynamic_sampling=true",
+        "grpo.dynamic_sampling_max_rounds=2",
+        "grpo.temperature=0.0001",
+        "max_steps=1",
+    )
+    summary = train(recipe)
+    assert summary["global_step"] == 1
+    history = json.loads((tmp_path / "run" / "log_history.json").read_text())
+    step = next(entry for entry in history if "dynamic_sampling/dropped_fraction" in entry)
+    assert step["dynamic_sampling/dropped_fraction"] == 1.0
+    assert step["dynamic_sampling/rounds"] == 2.0
+    rollouts = (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines()
+    assert len(rollouts) == 2
+
+
+def test_dry_run_prints_trl_field_names(tiny_model_dir, color_data, tmp_path, capsys):
+    args = [
+        "--quiet",
+        "train",
+        str(RECIPE),
+        "--dry-run",
+        f"output_dir={tmp_path}",
+        f"model.name_or_path={tiny_model_dir}",
+        f"data.train={color_data}",
+        "data.eval=null",
+    ]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    config = result["trl_config"]
+    for name in (
+        "learning_rate",
+        "num_generations",
+        "beta",
+        "epsilon",
+        "epsilon_high",
+        "temperature",
+        "top_p",
+        "max_completion_length",
+        "delta",
+        "loss_type",
+    ):
+        assert name in config
+    assert config["reward_weights"] == [0.9, 0.1]
+    assert result["problems"] == []
+
+
+def test_dry_run_reports_missing_data(tiny_model_dir, tmp_path, capsys):
+    args = [
+        "--quiet",
+        "train",
+        str(RECIPE),
+        "--dry-run",
+        f"output_dir={tmp_path}",
+        f"model.name_or_path={tiny_model_dir}",
+        f"data.train={tmp_path / 'nowhere'}",
+    ]
+    assert main(args) == 0
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert any("has no data.jsonl" in problem for problem in problems)
+
+
+def run_train_process(*args: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "mmcritic.cli", "--quiet", "train", str(RECIPE), *args]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def rollout_ids(run: Path) -> list[tuple[int, list[str]]]:
+    lines = (run / "rollouts.jsonl").read_text().splitlines()
+    return [(entry["step"], entry["ids"]) for entry in map(json.loads, lines)]
+
+
+def test_killed_run_resumes_at_its_checkpoint_without_replay(tiny_model_dir, color_data, tmp_path):
+    common = [
+        f"model.name_or_path={tiny_model_dir}",
+        f"data.train={color_data}",
+        "data.eval=null",
+        "max_steps=6",
+        "save_steps=2",
+        "grpo.num_generations=2",
+        "grpo.max_completion_length=8",
+        "optim.per_device_train_batch_size=4",
+        "report_to=[]",
+    ]
+    straight = run_train_process(f"output_dir={tmp_path / 'straight'}", *common)
+    assert straight.wait(timeout=300) == 0, straight.stderr.read()
+
+    interrupted = tmp_path / "interrupted"
+    process = run_train_process(f"output_dir={interrupted}", *common)
+    deadline = time.monotonic() + 300
+    while not (interrupted / "checkpoint-2" / "trainer_state.json").is_file():
+        assert process.poll() is None, process.stderr.read()
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (interrupted / "final").exists()
+
+    resumed = run_train_process(f"output_dir={interrupted}", *common)
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read()
+    state = json.loads((interrupted / "checkpoint-6" / "trainer_state.json").read_text())
+    assert state["global_step"] == 6
+    assert rollout_ids(interrupted) == rollout_ids(tmp_path / "straight")
