@@ -203,17 +203,21 @@ def test_dynamic_sampling_drops_all_equal_groups_and_refills(tiny_model_dir, col
     assert len(rollouts) == 2
 
 
-def test_dry_run_prints_trl_field_names(tiny_model_dir, color_data, tmp_path, capsys):
-    args = [
+def dry_run_args(out: Path, model: Path, data: Path) -> list[str]:
+    return [
         "--quiet",
         "train",
         str(RECIPE),
         "--dry-run",
-        f"output_dir={tmp_path}",
-        f"model.name_or_path={tiny_model_dir}",
-        f"data.train={color_data}",
+        f"output_dir={out}",
+        f"model.name_or_path={model}",
+        f"data.train={data}",
         "data.eval=null",
     ]
+
+
+def test_dry_run_prints_trl_field_names(tiny_model_dir, color_data, tmp_path, capsys):
+    args = dry_run_args(tmp_path, tiny_model_dir, color_data)
     assert main(args) == 0
     result = json.loads(capsys.readouterr().out)
     config = result["trl_config"]
@@ -235,15 +239,7 @@ def test_dry_run_prints_trl_field_names(tiny_model_dir, color_data, tmp_path, ca
 
 
 def test_dry_run_reports_missing_data(tiny_model_dir, tmp_path, capsys):
-    args = [
-        "--quiet",
-        "train",
-        str(RECIPE),
-        "--dry-run",
-        f"output_dir={tmp_path}",
-        f"model.name_or_path={tiny_model_dir}",
-        f"data.train={tmp_path / 'nowhere'}",
-    ]
+    args = dry_run_args(tmp_path, tiny_model_dir, tmp_path / "nowhere")
     assert main(args) == 0
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any("has no data.jsonl" in problem for problem in problems)

@@ -50,9 +50,19 @@ class Truth:
     correct: str
     wrong: str
     paraphrase: str
-    rationale: str
-    tie_rationale: str
+    observation: str
+    right_word: str
+    wrong_word: str
     facts: dict[str, Any]
+
+    def rationale(self, tie: bool) -> str:
+        """What a careful judge would think: what the media shows, then which response says so."""
+        if tie:
+            return f"{self.observation}. Both responses say {self.right_word}: equally good."
+        return (
+            f"{self.observation}. The response that says {self.right_word} is right; the one that "
+            f"says {self.wrong_word} is wrong."
+        )
 
 
 @dataclass(frozen=True)
@@ -86,10 +96,9 @@ def _make_color(rng: random.Random, path: Path) -> Truth:
         correct=f"The shape is {color}.",
         wrong=f"The shape is {wrong}.",
         paraphrase=f"It is a {color} {shape}.",
-        rationale=f"The image shows one {color} {shape} on a grey background. The response that "
-        f"says {color} is right; the one that says {wrong} is wrong.",
-        tie_rationale=f"The image shows one {color} {shape}. Both responses say {color}, so "
-        "they are equally good.",
+        observation=f"The image shows one {color} {shape} on a grey background",
+        right_word=color,
+        wrong_word=wrong,
         facts={"color": color, "shape": shape, "wrong": wrong},
     )
 
@@ -113,10 +122,9 @@ def _make_count(rng: random.Random, path: Path) -> Truth:
         correct=_count_phrase(count),
         wrong=_count_phrase(wrong),
         paraphrase=f"I count {count} {noun}.",
-        rationale=f"Counting the {color} shapes in the image gives {count}. The response that "
-        f"says {count} is right; the one that says {wrong} is wrong.",
-        tie_rationale=f"Counting the shapes gives {count}, and both responses say {count}, so "
-        "they are equally good.",
+        observation=f"Counting the {color} shapes in the image gives {count}",
+        right_word=str(count),
+        wrong_word=str(wrong),
         facts={"count": count, "wrong": wrong},
     )
 
@@ -133,10 +141,9 @@ def _make_motion(rng: random.Random, path: Path) -> Truth:
         correct=f"The dot moves {direction}.",
         wrong=f"The dot moves {wrong}.",
         paraphrase=f"It travels {direction}.",
-        rationale=f"Across the frames the dot travels {direction}. The response that says "
-        f"{direction} is right; the one that says {wrong} is wrong.",
-        tie_rationale=f"Across the frames the dot travels {direction}; both responses say so, "
-        "so they are equally good.",
+        observation=f"Across the frames the dot travels {direction}",
+        right_word=direction,
+        wrong_word=wrong,
         facts={"direction": direction, "wrong": wrong},
     )
 
@@ -246,7 +253,7 @@ def _item(task: SynthTask, index: int, label: str, rng: random.Random, out_dir: 
         media=RawMedia(**{f"{task.modality}s": [media_path]}),
         meta={
             "task": task.name,
-            "rationale": truth.tie_rationale if label == "tie" else truth.rationale,
+            "rationale": truth.rationale(tie=label == "tie"),
             **truth.facts,
         },
     )
