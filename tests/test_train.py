@@ -286,3 +286,40 @@ def test_killed_run_resumes_at_its_checkpoint_without_replay(tiny_model_dir, col
     state = json.loads((interrupted / "checkpoint-6" / "trainer_state.json").read_text())
     assert state["global_step"] == 6
     assert rollout_ids(interrupted) == rollout_ids(tmp_path / "straight")
+
+
+@pytest.mark.slow
+def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
+    tiny_model_dir, color_data, tmp_path
+):
+    from transformers import AutoModelForImageTextToText
+
+    root = Path(__file__).parents[1]
+    command = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        str(root / "recipes" / "accelerate" / "zero3_cpu_test.yaml"),
+        "-m",
+        "mmcritic.cli",
+        "--quiet",
+        "train",
+        str(RECIPE),
+        f"output_dir={tmp_path / 'run'}",
+        f"model.name_or_path={tiny_model_dir}",
+        f"data.train={color_data}",
+        "data.eval=null",
+        "max_steps=2",
+        "save_steps=100",
+        "grpo.num_generations=2",
+        "grpo.max_completion_length=8",
+        "optim.per_device_train_batch_size=2",
+        "report_to=[]",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    model = AutoModelForImageTextToText.from_pretrained(tmp_path / "run" / "final")
+    assert sum(p.numel() for p in model.parameters()) == sum(
+        p.numel() for p in AutoModelForImageTextToText.from_pretrained(tiny_model_dir).parameters()
+    )

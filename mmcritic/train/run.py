@@ -132,33 +132,41 @@ def train(recipe: Recipe) -> dict[str, Any]:
     problems = check_paths(recipe)
     if problems:
         raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
+    from accelerate import PartialState
+
+    main_process = PartialState().is_main_process  # under `accelerate launch`, one writer
     output_dir = Path(recipe.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "recipe.yaml").write_text(yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False))
-    logger.info("resolved recipe:\n%s", yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False))
+    resolved = yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False)
+    if main_process:
+        (output_dir / "recipe.yaml").write_text(resolved)
+        logger.info("resolved recipe:\n%s", resolved)
 
     budget = PixelBudget(recipe.data.min_pixels, recipe.data.max_pixels)
     processor = load_processor(recipe.model.name_or_path, budget.min_pixels, budget.max_pixels)
     records, rejections = filter_by_prompt_length(
         read_records(recipe.data.train), processor, budget, recipe.data.max_prompt_tokens
     )
-    write_rejections(rejections, output_dir / TRAIN_REJECTED_FILE)
+    if main_process:
+        write_rejections(rejections, output_dir / TRAIN_REJECTED_FILE)
     if not records:
         raise ValueError(f"no training examples left in {recipe.data.train} after filtering")
     heldout = read_records(recipe.data.eval) if recipe.data.eval else []
 
     dataset = to_dataset(records, budget, recipe.sft.target if recipe.stage == "sft" else None)
-    trainer = _make_trainer(recipe, processor, dataset)
+    trainer = make_trainer(recipe, processor, dataset)
     before = _heldout(recipe, trainer.model, processor, heldout, budget)
     resume_from = resume_point(recipe)
     if resume_from:
         logger.info("resuming from %s", resume_from)
-        trim_rollout_log(output_dir, _checkpoint_step(Path(resume_from)))
+        if main_process:
+            trim_rollout_log(output_dir, _checkpoint_step(Path(resume_from)))
     trainer.train(resume_from_checkpoint=resume_from)
-    (output_dir / LOG_HISTORY_FILE).write_text(json.dumps(trainer.state.log_history, indent=1))
     final = output_dir / FINAL_DIR
-    trainer.save_model(str(final))
-    processor.save_pretrained(str(final))
+    trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the shards here
+    if main_process:
+        processor.save_pretrained(str(final))
+        (output_dir / LOG_HISTORY_FILE).write_text(json.dumps(trainer.state.log_history, indent=1))
     after = _heldout(recipe, trainer.model, processor, heldout, budget)
     summary = {
         "final_model": str(final),
@@ -168,7 +176,8 @@ def train(recipe: Recipe) -> dict[str, Any]:
         "heldout_after": after,
         "global_step": trainer.state.global_step,
     }
-    (output_dir / HELDOUT_FILE).write_text(json.dumps(summary, indent=2))
+    if main_process:
+        (output_dir / HELDOUT_FILE).write_text(json.dumps(summary, indent=2))
     return summary
 
 
@@ -181,7 +190,8 @@ def _heldout(recipe, model, processor, records, budget) -> dict[str, float] | No
     return preference_accuracy(model, processor, records, budget, max_new_tokens)
 
 
-def _make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
+def make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
+    """The stage's trainer (CriticGRPOTrainer or TRL's SFTTrainer), model loaded per recipe."""
     device = resolve_device(recipe.device)
     dtype = resolve_dtype(recipe.model.dtype, device)
     model = load_model(recipe.model.name_or_path, dtype, recipe.model.attn_implementation)
