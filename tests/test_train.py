@@ -323,3 +323,21 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
     assert sum(p.numel() for p in model.parameters()) == sum(
         p.numel() for p in AutoModelForImageTextToText.from_pretrained(tiny_model_dir).parameters()
     )
+
+
+def test_lora_run_trains_adapters_only(warm_model, unseen_color_data, tmp_path):
+    recipe = tiny_recipe(
+        warm_model,
+        unseen_color_data,
+        tmp_path / "run",
+        "model.lora.enabled=true",
+        "model.lora.r=4",
+        "model.lora.target_modules=[q_proj,v_proj]",
+        "grpo.num_generations=8",
+        "grpo.max_completion_length=16",
+        "optim.per_device_train_batch_size=16",
+    )
+    summary = train(recipe)
+    saved = Path(summary["final_model"])
+    adapter = load_file(str(saved / "adapter_model.safetensors"))
+    assert adapter and all("lora_" in name for name in adapter)

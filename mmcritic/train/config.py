@@ -172,6 +172,8 @@ class Recipe:
                 f"grpo.delta ({self.grpo.delta}) must exceed 1 + grpo.epsilon_high "
                 f"({1 + self.grpo.epsilon_high}); set it higher or null"
             )
+        if not 0.0 <= self.optim.warmup_ratio < 1.0:
+            found.append(f"optim.warmup_ratio must be in [0, 1), got {self.optim.warmup_ratio}")
         if self.data.min_pixels > self.data.max_pixels:
             found.append("data.min_pixels must not exceed data.max_pixels")
         if self.grpo.use_vllm and self.device == "cpu":

@@ -7,13 +7,10 @@ name responses in the source order) still teach the output format with an empty 
 
 from __future__ import annotations
 
-import logging
 import random
 from typing import Any
 
 from trl import SFTTrainer
-
-logger = logging.getLogger(__name__)
 
 
 def sft_target(rationale: str, answer: str) -> str:
