@@ -26,7 +26,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("runs/quickstart"))
     parser.add_argument("--task", default=QuickstartData.task)
     parser.add_argument("--colors", type=int, default=QuickstartData.colors)
-    parser.add_argument("--template", help="prompt template, e.g. pairwise_compact")
+    parser.add_argument(
+        "--template",
+        default=QuickstartData.template,
+        help="prompt template (default %(default)s; 'pairwise' is the paper's prompt)",
+    )
     parser.add_argument("--no-think-suffix", action="store_true")
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)
     parser.add_argument("overrides", nargs="*", help="GRPO recipe overrides, e.g. max_steps=50")

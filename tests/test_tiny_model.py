@@ -217,3 +217,11 @@ def test_build_is_deterministic_under_a_seed(tmp_path: Path) -> None:
     assert torch.equal(first, again)
     assert not torch.equal(first, other)
     assert torch.equal(torch.random.get_rng_state(), rng_before)
+
+
+def test_language_weights_start_at_a_width_scaled_std(tiny_model_and_processor) -> None:
+    """Qwen's std of 0.02 is for widths in the thousands; a 64-wide model needs ~1/8."""
+    model, _ = tiny_model_and_processor
+    width = model.config.text_config.hidden_size
+    weight = model.model.language_model.layers[0].mlp.up_proj.weight
+    assert abs(weight.std().item() - width**-0.5) < 0.1 * width**-0.5

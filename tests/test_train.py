@@ -14,8 +14,10 @@ import torch
 from safetensors.torch import load_file
 
 from mmcritic.cli import main
+from mmcritic.data.media import MediaBudget
 from mmcritic.data.synth import synthesize
 from mmcritic.train.config import load_recipe
+from mmcritic.train.data import read_records, to_dataset
 from mmcritic.train.run import train
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
@@ -37,14 +39,14 @@ def unseen_color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def warm_model(tiny_model_dir, color_data, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny model after a format warm start on random verdicts: on prompts it has not seen
-    it answers in the boxed format but is unsure which index to box, so GRPO rollouts earn
-    different rewards and produce gradients."""
+    """The tiny model after a format warm start on both verdicts of every prompt: it answers in
+    the boxed format but is unsure which index to box, so GRPO rollouts earn different rewards
+    and produce gradients."""
     return format_warm_start(tiny_model_dir, color_data, tmp_path_factory.mktemp("warm"))
 
 
 def format_warm_start(model: Path, data: Path, out: Path, *overrides: str) -> Path:
-    """40 SFT steps on the boxed format with random verdicts; returns the saved model."""
+    """40 SFT steps on the boxed format with both verdicts; returns the saved model."""
     recipe = tiny_recipe(
         model,
         data,
@@ -113,6 +115,22 @@ def test_two_grpo_steps_change_the_weights_and_log_reward_components(
         assert key in logged, key
     assert list((tmp_path / "run").rglob("events.out.tfevents*")), "no TensorBoard events"
     assert (tmp_path / "run" / "recipe.yaml").is_file()
+    answers = {record.id: record.answer for record in read_records(unseen_color_data)}
+    for line in (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines():
+        prompts = set(json.loads(line)["ids"])
+        assert sorted(answers[i] for i in prompts) == ["1", "2"], "batch not position-balanced"
+
+
+def test_format_target_shows_every_prompt_with_both_verdicts(color_data):
+    records = read_records(color_data)
+    dataset = to_dataset(records, MediaBudget(), sft_target="format").with_format(None)
+    assert len(dataset) == 2 * len(records)
+    verdicts: dict[str, set[str]] = {}
+    for row in dataset:
+        text = row["completion"][0]["content"][0]["text"]
+        assert text.startswith("<think></think>")
+        verdicts.setdefault(row["id"], set()).add(text[-2])
+    assert all(seen == {"1", "2"} for seen in verdicts.values())
 
 
 def test_sft_warm_start_changes_the_weights(tiny_model_dir, color_data, tmp_path):

@@ -98,7 +98,10 @@ class TinyModelSpec:
     """Sizes of a tiny Qwen2.5-VL; one field per CLI flag.
 
     Defaults give about 0.4 M parameters. Pixel budgets are per image and per video frame; they
-    are small so that a test image becomes a handful of visual tokens.
+    are small so that a test image becomes a handful of visual tokens. The language model's
+    weights start at std `initializer_range`, by default 1/sqrt(hidden_size): Qwen's 0.02 suits
+    widths near 2,500, and at width 64 it starts every weight so close to zero that the model
+    sits for hundreds of steps on the plateau before it can relate an image to a response.
     """
 
     hidden_size: int = 64
@@ -113,6 +116,7 @@ class TinyModelSpec:
     vocab_size: int = 512
     max_position_embeddings: int = 32_768
     seed: int = 0
+    initializer_range: float | None = None
     min_pixels: int = 4 * PIXELS_PER_TOKEN
     max_pixels: int = 64 * PIXELS_PER_TOKEN
     video_min_pixels: int = 4 * PIXELS_PER_TOKEN
@@ -139,6 +143,10 @@ class TinyModelSpec:
             0 < self.video_min_pixels <= self.video_max_pixels,
             "need 0 < video_min_pixels <= video_max_pixels",
         )
+
+    @property
+    def text_initializer_range(self) -> float:
+        return self.initializer_range or self.hidden_size**-0.5
 
     @property
     def head_dim(self) -> int:
@@ -313,6 +321,7 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
         "bos_token_id": token_id(ENDOFTEXT_TOKEN),
         "eos_token_id": token_id(EOS_TOKEN),
         "pad_token_id": tokenizer.pad_token_id,
+        "initializer_range": spec.text_initializer_range,
         "dtype": "float32",
     }
     vision_config = {
@@ -336,6 +345,7 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
         vision_start_token_id=token_id(VISION_START_TOKEN),
         vision_end_token_id=token_id(VISION_END_TOKEN),
         tie_word_embeddings=False,
+        initializer_range=spec.text_initializer_range,
         dtype="float32",
     )
 

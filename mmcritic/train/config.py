@@ -104,6 +104,9 @@ class GRPOSettings:
     # Drop prompt groups whose rewards are all equal (no learning signal) and refill the batch.
     dynamic_sampling: bool = False
     dynamic_sampling_max_rounds: int = 4
+    # Equal numbers of "response 1 is right" and "response 2 is right" prompts in every rollout
+    # batch, so early steps do not push the policy toward one index (it can collapse there).
+    balance_positions: bool = True
     # vLLM rollouts through TRL (GPU only): "colocate" shares the training GPUs, "server" uses
     # a `trl vllm-serve` process.
     use_vllm: bool = False
@@ -118,8 +121,8 @@ class SFTSettings:
     # Rationale plus boxed verdict, the LLaVA-Critic way; the loss covers the answer only.
     max_length: int | None = 8192
     # "rationale": imitate the rationale and the true verdict. "format": an empty think block and
-    # a verdict drawn at random per record, which teaches the output format and nothing of the
-    # answers (a warm start for a model that cannot yet produce the format at all).
+    # each verdict once per record, which teaches the output format and nothing of the answers
+    # (a warm start for a model that cannot yet produce the format at all).
     target: Literal["rationale", "format"] = "rationale"
 
 

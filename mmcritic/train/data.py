@@ -132,10 +132,10 @@ def position_of_answer(record: Record) -> str:
 
 def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | None = None) -> Any:
     """The records as a `datasets.Dataset` whose `images` and `videos` columns open files lazily;
-    with an `sft_target` ("rationale" or "format"), the completion SFT imitates for each record."""
+    with an `sft_target` ("rationale" or "format"), a row per completion SFT imitates."""
     import datasets
 
-    from mmcritic.train.sft import sft_completion
+    from mmcritic.train.sft import sft_completions
 
     rows = [
         {
@@ -151,8 +151,11 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
         for record in records
     ]
     if sft_target is not None:
-        for row in rows:
-            row["completion"] = sft_completion(row, sft_target)
+        rows = [
+            {**row, "completion": completion}
+            for row in rows
+            for completion in sft_completions(row, sft_target)
+        ]
     dataset = datasets.Dataset.from_list(rows)
     return dataset.with_transform(MediaLoader(budget))
 

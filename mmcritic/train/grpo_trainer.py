@@ -3,6 +3,8 @@
 What TRL lacks and this adds, each behind the smallest override that does it:
 - dynamic sampling: extra generation rounds refill the batch with informative groups
   (`_generate_and_score_completions`);
+- position-balanced batches: as many prompts whose answer is response 1 as response 2 in each
+  rollout batch (`_get_train_sampler`, `mmcritic.train.balanced_sampling`);
 - a backstop for vision placeholder tokens the policy might still sample despite
   `suppress_tokens` (`_generate`): the completion is cut before the token, and counted;
 - a rollout log (`rollouts.jsonl`: step, record ids, rewards) that makes resume and data order
@@ -22,6 +24,7 @@ from typing import Any
 import torch
 from trl import GRPOTrainer
 
+from mmcritic.train.balanced_sampling import PositionBalancedSampler
 from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
 from mmcritic.train.media_rollout import (
     RowMedia,
@@ -46,8 +49,10 @@ class CriticGRPOTrainer(GRPOTrainer):
         vision_token_ids: list[int] | None = None,
         dynamic_sampling: bool = False,
         dynamic_sampling_max_rounds: int = 4,
+        balance_positions: bool = False,
         **kwargs: Any,
     ):
+        self.balance_positions = balance_positions
         super().__init__(*args, **kwargs)
         self.vision_token_ids = set(vision_token_ids or [])
         self.dynamic_sampling = dynamic_sampling
@@ -203,10 +208,24 @@ class CriticGRPOTrainer(GRPOTrainer):
 
     def _get_train_sampler(self, dataset=None):
         sampler = super()._get_train_sampler(dataset)
+        if self.balance_positions and self.shuffle_dataset:
+            sampler = self._balanced(sampler, dataset or self.train_dataset)
         generator = getattr(sampler, "generator", None)
         if getattr(self, "_sampler_seed", None) is not None and generator is not None:
             generator.manual_seed(self._sampler_seed)
         return sampler
+
+    def _balanced(self, sampler, dataset) -> PositionBalancedSampler:
+        """TRL's sampler, same arguments, with answer positions balanced in every batch."""
+        return PositionBalancedSampler(
+            positions=list(dataset.with_format(None)["answer_position"]),
+            data_source=sampler.data_source,
+            mini_repeat_count=sampler.mini_repeat_count,
+            batch_size=sampler.batch_size,
+            repeat_count=sampler.repeat_count,
+            shuffle=True,
+            seed=sampler.seed,
+        )
 
     def _assemble(self, kept: dict, spare: dict, target: int) -> dict:
         """Exactly `target` local rows: informative first, then zero-advantage fill."""

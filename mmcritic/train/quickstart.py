@@ -14,7 +14,7 @@ from typing import Any
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.schema import DATA_FILE
-from mmcritic.data.synth import COLORS, synthesize
+from mmcritic.data.synth import synthesize
 from mmcritic.models.tiny import build_tiny_model
 from mmcritic.train.config import load_recipe
 from mmcritic.train.plots import plot_learning_curve
@@ -25,14 +25,15 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class QuickstartData:
-    """The synthetic task the quickstart trains on: the paper's prompt on the colour task by
-    default; a smaller palette or the compact template make it easier for a tiny model."""
+    """The synthetic task the quickstart trains on: by default two colours and the compact
+    prompt, which the 0.4 M-parameter model learns within minutes on a CPU; the full palette
+    (`colors=6`) and the paper's prompt (`template=None`) are harder tasks for bigger budgets."""
 
     task: str = "color"
     n_train: int = 256
     n_heldout: int = 64
-    colors: int = len(COLORS)
-    template: str | None = None
+    colors: int = 2
+    template: str | None = "pairwise_compact"
     think_suffix: bool = True
 
 

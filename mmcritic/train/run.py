@@ -217,6 +217,7 @@ def make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
         vision_token_ids=tokens,
         dynamic_sampling=recipe.grpo.dynamic_sampling,
         dynamic_sampling_max_rounds=recipe.grpo.dynamic_sampling_max_rounds,
+        balance_positions=recipe.grpo.balance_positions,
     )
 
 

@@ -7,7 +7,6 @@ name responses in the source order) still teach the output format with an empty 
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from trl import SFTTrainer
@@ -21,17 +20,22 @@ def sft_target(rationale: str, answer: str) -> str:
     return f"<think>{rationale.strip()}</think>\n\\boxed{{{answer}}}"
 
 
-def sft_completion(row: dict[str, Any], target: str) -> list[dict[str, Any]]:
-    """The assistant turn SFTTrainer's prompt-completion format reads.
+FORMAT_VERDICTS = ("1", "2")
 
-    `target="format"` keeps the think block empty and draws the verdict at random (seeded by
-    the record id), so the warm start teaches the shape of an answer but not which one is right.
+
+def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any]]]:
+    """The assistant turns SFTTrainer's prompt-completion format reads for one record.
+
+    `target="format"` gives one turn per verdict, each with an empty think block: the warm start
+    learns the shape of an answer and an even split between the verdicts on every prompt. A
+    single random verdict per record would be memorised instead, and GRPO would start from
+    confident, arbitrary verdicts whose groups all score the same.
     """
     if target == "format":
-        text = sft_target("", random.Random(row["id"]).choice(["1", "2"]))
+        texts = [sft_target("", verdict) for verdict in FORMAT_VERDICTS]
     else:
-        text = sft_target(row["rationale"], row["answer"])
-    return [{"role": "assistant", "content": [{"type": "text", "text": text}]}]
+        texts = [sft_target(row["rationale"], row["answer"])]
+    return [[{"role": "assistant", "content": [{"type": "text", "text": text}]}] for text in texts]
 
 
 class MediaCollator(DataCollatorForVisionLanguageModeling):
