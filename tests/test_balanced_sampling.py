@@ -48,3 +48,31 @@ def test_sampler_repeats_prompts_for_groups_the_way_trl_does():
         prompts = first[::3]
         assert first == [index for index in prompts for _ in range(3)]
         assert Counter(positions[i] for i in prompts) == {"1": 2, "2": 2}
+
+
+def test_epoch_seeded_sampler_gives_each_epoch_the_order_trl_gives_it_uninterrupted():
+    from mmcritic.train.balanced_sampling import EpochSeededRepeatSampler
+
+    records = list(range(24))
+    kwargs = {"data_source": records, "mini_repeat_count": 2, "batch_size": 4, "seed": 7}
+    trl_sampler = RepeatSampler(**kwargs)
+    trl_epochs = [list(trl_sampler) for _ in range(3)]
+    assert trl_epochs[0] != trl_epochs[1] != trl_epochs[2]
+    for epoch in (2, 0, 1):  # any epoch, in any order, as a resumed run asks for it
+        fresh = EpochSeededRepeatSampler(**kwargs)
+        fresh.set_epoch(epoch)
+        assert list(fresh) == trl_epochs[epoch]
+
+
+def test_balanced_sampler_order_depends_on_the_epoch_alone():
+    positions = ["1", "2"] * 12
+    kwargs = {"data_source": positions, "mini_repeat_count": 2, "batch_size": 4, "seed": 1}
+    running = PositionBalancedSampler(positions, **kwargs)
+    epochs = []
+    for epoch in range(3):
+        running.set_epoch(epoch)
+        epochs.append(list(running))
+    assert epochs[0] != epochs[1]
+    resumed = PositionBalancedSampler(positions, **kwargs)
+    resumed.set_epoch(2)
+    assert list(resumed) == epochs[2]

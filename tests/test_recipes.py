@@ -85,3 +85,16 @@ def test_override_of_the_wrong_type_is_refused(tmp_path):
 def test_dual_clip_must_exceed_the_upper_ratio_bound(tmp_path):
     with pytest.raises(RecipeError, match=r"grpo\.delta"):
         load_recipe(write(tmp_path, MINIMAL), ["grpo.delta=1.1"])
+
+
+def test_checkpoints_between_logging_steps_are_refused(tmp_path):
+    with pytest.raises(RecipeError, match=r"save_steps \(10\) must be a multiple of logging_steps"):
+        load_recipe(write(tmp_path, MINIMAL), ["save_steps=10", "logging_steps=4"])
+
+
+def test_grpo_checkpoints_inside_a_rollout_batch_are_refused(tmp_path):
+    path = write(tmp_path, MINIMAL)
+    with pytest.raises(RecipeError, match="where a new rollout batch begins"):
+        load_recipe(path, ["save_steps=3", "grpo.steps_per_generation=2"])
+    assert load_recipe(path, ["save_steps=4", "grpo.steps_per_generation=2"]).save_steps == 4
+    assert load_recipe(path, ["save_steps=3", "stage=sft"]).save_steps == 3

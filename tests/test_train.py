@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -278,16 +279,22 @@ def rollout_ids(run: Path) -> list[tuple[int, list[str]]]:
     return [(entry["step"], entry["ids"]) for entry in map(json.loads, lines)]
 
 
-def test_killed_run_resumes_at_its_checkpoint_without_replay(tiny_model_dir, color_data, tmp_path):
+def test_killed_run_resumes_at_its_checkpoint_without_replay(
+    warm_model, unseen_color_data, tmp_path
+):
+    # GRPO from the warm start: rollouts disagree, so the weights move at every step and a
+    # resume that loaded nothing would end elsewhere
     common = [
-        f"model.name_or_path={tiny_model_dir}",
-        f"data.train={color_data}",
+        f"model.name_or_path={warm_model}",
+        f"data.train={unseen_color_data}",
         "data.eval=null",
         "max_steps=6",
         "save_steps=2",
+        "logging_steps=1",
         "grpo.num_generations=2",
-        "grpo.max_completion_length=8",
-        "optim.per_device_train_batch_size=4",
+        "grpo.max_completion_length=12",
+        "optim.per_device_train_batch_size=8",
+        "optim.learning_rate=1e-3",
         "report_to=[]",
     ]
     straight = run_train_process(f"output_dir={tmp_path / 'straight'}", *common)
@@ -299,7 +306,7 @@ def test_killed_run_resumes_at_its_checkpoint_without_replay(tiny_model_dir, col
     while not (interrupted / "checkpoint-2" / "trainer_state.json").is_file():
         assert process.poll() is None, process.stderr.read()
         assert time.monotonic() < deadline
-        time.sleep(0.1)
+        time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert not (interrupted / "final").exists()
@@ -309,6 +316,38 @@ def test_killed_run_resumes_at_its_checkpoint_without_replay(tiny_model_dir, col
     state = json.loads((interrupted / "checkpoint-6" / "trainer_state.json").read_text())
     assert state["global_step"] == 6
     assert rollout_ids(interrupted) == rollout_ids(tmp_path / "straight")
+    expected = weights(tmp_path / "straight" / "final")
+    assert changed_tensors(weights(tmp_path / "straight" / "checkpoint-2"), expected)
+    got = weights(interrupted / "final")
+    assert max((expected[n] - got[n]).abs().max().item() for n in expected) <= 1e-6
+
+
+def deepspeed_command(config: str, *overrides: str) -> list[str]:
+    root = Path(__file__).parents[1]
+    return [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        str(root / "recipes" / "accelerate" / f"{config}_cpu_test.yaml"),
+        "-m",
+        "mmcritic.cli",
+        "--quiet",
+        "train",
+        str(RECIPE),
+        "data.eval=null",
+        "grpo.num_generations=2",
+        "logging_steps=1",
+        "report_to=[]",
+        *overrides,
+    ]
+
+
+def run_deepspeed(config: str, *overrides: str) -> None:
+    root = Path(__file__).parents[1]
+    command = deepspeed_command(config, *overrides)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.mark.slow
@@ -317,35 +356,48 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
 ):
     from transformers import AutoModelForImageTextToText
 
-    root = Path(__file__).parents[1]
-    command = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--config_file",
-        str(root / "recipes" / "accelerate" / "zero3_cpu_test.yaml"),
-        "-m",
-        "mmcritic.cli",
-        "--quiet",
-        "train",
-        str(RECIPE),
+    run_deepspeed(
+        "zero3",
         f"output_dir={tmp_path / 'run'}",
         f"model.name_or_path={tiny_model_dir}",
         f"data.train={color_data}",
-        "data.eval=null",
         "max_steps=2",
         "save_steps=100",
-        "grpo.num_generations=2",
         "grpo.max_completion_length=8",
         "optim.per_device_train_batch_size=2",
-        "report_to=[]",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
-    assert done.returncode == 0, done.stderr[-3000:]
+    )
     model = AutoModelForImageTextToText.from_pretrained(tmp_path / "run" / "final")
     assert sum(p.numel() for p in model.parameters()) == sum(
         p.numel() for p in AutoModelForImageTextToText.from_pretrained(tiny_model_dir).parameters()
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["zero2", "zero3"])
+def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupted_run(
+    warm_model, unseen_color_data, tmp_path, config
+):
+    # 16 records, 4 prompts a step over the two processes: checkpoint 6 is inside epoch 2
+    common = (
+        f"model.name_or_path={warm_model}",
+        f"data.train={unseen_color_data}",
+        "max_steps=8",
+        "save_steps=2",
+        "grpo.max_completion_length=12",
+        "optim.per_device_train_batch_size=4",
+        "optim.learning_rate=1e-3",
+    )
+    straight = tmp_path / "straight"
+    run_deepspeed(config, f"output_dir={straight}", *common)
+    copied = tmp_path / "preempted" / "checkpoint-6"
+    shutil.copytree(straight / "checkpoint-6", copied)
+    resumed = tmp_path / "resumed"
+    run_deepspeed(config, f"output_dir={resumed}", f"resume={copied}", *common)
+    expected, got = weights(straight / "final"), weights(resumed / "final")
+    assert changed_tensors(weights(straight / "checkpoint-6"), expected), "weights never moved"
+    assert max((expected[n] - got[n]).abs().max().item() for n in expected) <= 1e-6
+    later = [entry for entry in rollout_ids(straight) if entry[0] >= 6]
+    assert rollout_ids(resumed) == later
 
 
 def test_lora_run_trains_adapters_only(warm_model, unseen_color_data, tmp_path):

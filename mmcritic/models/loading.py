@@ -6,12 +6,15 @@ is only the list of vision placeholder tokens, read from the tokenizer by name.
 
 from __future__ import annotations
 
+import json
 import logging
+from pathlib import Path
 from typing import Any, Literal
 
 import torch
 
 from mmcritic.data.media import MediaBudget
+from mmcritic.models.checkpoints import ADAPTER_CONFIG, check_loading_info, load_adapter_strictly
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +68,34 @@ def load_processor(name_or_path: str, budget: MediaBudget | None = None):
 
 
 def load_model(name_or_path: str, dtype: torch.dtype, attn_implementation: str | None = None):
+    """The model in `name_or_path` with every weight loaded: a tensor missing from the folder,
+    or one the model has no place for, is an error (`CheckpointMismatchError`) naming the keys.
+
+    A LoRA folder (`adapter_config.json`, as saved by a LoRA run's checkpoints and `final/`)
+    loads its base model, then the adapter, both strictly, and merges the adapter in."""
     from transformers import AutoModelForImageTextToText
 
     kwargs: dict[str, Any] = {"dtype": dtype}
     if attn_implementation:
         kwargs["attn_implementation"] = attn_implementation
-    return AutoModelForImageTextToText.from_pretrained(name_or_path, **kwargs)
+    adapter_config = Path(name_or_path) / ADAPTER_CONFIG
+    if adapter_config.is_file():
+        base = json.loads(adapter_config.read_text())["base_model_name_or_path"]
+        return _with_adapter(load_model(base, dtype, attn_implementation), name_or_path)
+    # mismatched shapes are reported in the loading info, so the error below can name them
+    model, info = AutoModelForImageTextToText.from_pretrained(
+        name_or_path, output_loading_info=True, ignore_mismatched_sizes=True, **kwargs
+    )
+    check_loading_info(info, name_or_path)
+    return model
+
+
+def _with_adapter(model: Any, folder: str) -> Any:
+    from peft import PeftConfig, get_peft_model
+
+    model = get_peft_model(model, PeftConfig.from_pretrained(folder))
+    load_adapter_strictly(model, folder, "default")
+    return model.merge_and_unload()
 
 
 def freeze_vision_tower(model: torch.nn.Module) -> int:

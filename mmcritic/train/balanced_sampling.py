@@ -36,16 +36,29 @@ def _shuffled(items: list, generator: torch.Generator) -> list:
     return [items[i] for i in torch.randperm(len(items), generator=generator).tolist()]
 
 
-class PositionBalancedSampler(RepeatSampler):
-    """TRL's `RepeatSampler` (each prompt repeated for its group, batches reused across
-    iterations) with the epoch's shuffle replaced by `balanced_order`."""
+class EpochSeededRepeatSampler(RepeatSampler):
+    """TRL's `RepeatSampler` whose shuffle for epoch `e` depends only on the seed and `e`.
 
-    def __init__(self, positions: Sequence[str], **kwargs):
+    TRL's sampler draws each epoch's permutation from one generator that advances from epoch to
+    epoch; a resumed run builds a new sampler, so it would replay epoch 0's order in whatever
+    epoch it resumes. The Trainer calls `set_epoch` before every epoch (through accelerate's
+    data loader), and here the generator is re-seeded and advanced past the earlier epochs'
+    draws, so epoch `e` gets exactly the order TRL's uninterrupted sampler gives it.
+    """
+
+    def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.positions = list(positions)
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
 
     def __iter__(self) -> Iterator[int]:
-        order = balanced_order(self.positions, self.generator)
+        if self.shuffle:
+            self.generator.manual_seed(self.seed if self.seed is not None else 0)
+            for _ in range(self.epoch):
+                self.draw_order()
+        order = self.draw_order()
         whole = len(order) - len(order) % self.batch_size
         for start in range(0, whole, self.batch_size):
             batch = order[start : start + self.batch_size]
@@ -53,3 +66,20 @@ class PositionBalancedSampler(RepeatSampler):
                 for index in batch:
                     for _ in range(self.mini_repeat_count):
                         yield index
+
+    def draw_order(self) -> list[int]:
+        """One epoch's order of the record indices (TRL's: a plain permutation)."""
+        if not self.shuffle:
+            return list(range(self.num_samples))
+        return torch.randperm(self.num_samples, generator=self.generator).tolist()
+
+
+class PositionBalancedSampler(EpochSeededRepeatSampler):
+    """The epoch-seeded repeat sampler with each epoch's order drawn by `balanced_order`."""
+
+    def __init__(self, positions: Sequence[str], **kwargs):
+        super().__init__(**kwargs)
+        self.positions = list(positions)
+
+    def draw_order(self) -> list[int]:
+        return balanced_order(self.positions, self.generator)

@@ -190,6 +190,29 @@ class Recipe:
             found.append("data.min_pixels must not exceed data.max_pixels")
         if self.grpo.use_vllm and self.device == "cpu":
             found.append("grpo.use_vllm needs a GPU; set device: cuda or grpo.use_vllm: false")
+        return found + self._resume_problems()
+
+    def _resume_problems(self) -> list[str]:
+        """Checkpoints must fall where a resumed run can continue exactly: on a logging step
+        (logged values are averages since the last log) and, for GRPO, where a new rollout
+        batch begins (the rollouts of a half-used batch are not in the checkpoint)."""
+        found = []
+        if self.save_steps <= 0 or self.logging_steps <= 0:
+            return ["save_steps and logging_steps must be positive"]
+        if self.save_steps % self.logging_steps:
+            found.append(
+                f"save_steps ({self.save_steps}) must be a multiple of logging_steps "
+                f"({self.logging_steps}), so a resumed run logs the same averages"
+            )
+        accumulation = self.optim.gradient_accumulation_steps
+        per_rollout = (self.grpo.steps_per_generation or accumulation) * self.grpo.num_iterations
+        if self.stage == "grpo" and (self.save_steps * accumulation) % per_rollout:
+            found.append(
+                f"save_steps ({self.save_steps}) x optim.gradient_accumulation_steps "
+                f"({accumulation}) must be a multiple of grpo.steps_per_generation x "
+                f"grpo.num_iterations ({per_rollout}): a checkpoint must fall where a new "
+                "rollout batch begins"
+            )
         return found
 
 

@@ -9,6 +9,8 @@ What TRL lacks and this adds, each behind the smallest override that does it:
   `suppress_tokens` (`_generate`): the completion is cut before the token, and counted;
 - a rollout log (`rollouts.jsonl`: step, record ids, rewards) that makes resume and data order
   auditable;
+- exact resume (`mmcritic.train.resume`): strict weight loading, and a data order that depends
+  only on the seed, the epoch and how far the refills have read (`_get_train_sampler`);
 - videos: batches that hold one are encoded here with all their media, and the media follow
   each row into every forward pass (`mmcritic.train.media_rollout`).
 The overridden private methods are covered by tests and TRL is pinned to the 1.16 series.
@@ -22,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from accelerate import skip_first_batches
 from trl import GRPOTrainer
 
-from mmcritic.train.balanced_sampling import PositionBalancedSampler
+from mmcritic.train.balanced_sampling import EpochSeededRepeatSampler, PositionBalancedSampler
 from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
 from mmcritic.train.media_rollout import (
     RowMedia,
@@ -33,15 +36,20 @@ from mmcritic.train.media_rollout import (
     forward_with_media,
     has_video,
 )
+from mmcritic.train.resume import ExactResumeMixin
 
 logger = logging.getLogger(__name__)
 
 ROLLOUT_LOG = "rollouts.jsonl"
 MEDIA_COLUMNS = ("images", "videos")
+# Refill rounds read the data in an order of their own, seeded apart from the main loop's.
+REFILL_SEED_OFFSET = 1
 
 
-class CriticGRPOTrainer(GRPOTrainer):
-    """GRPO with dynamic sampling, a vision-token guard and a rollout log."""
+class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
+    """GRPO with dynamic sampling, a vision-token guard, a rollout log and exact resume."""
+
+    _sampler_seed: int | None = None  # set while the refill loader is built
 
     def __init__(
         self,
@@ -59,7 +67,7 @@ class CriticGRPOTrainer(GRPOTrainer):
         self.dynamic_sampling_max_rounds = dynamic_sampling_max_rounds
         self._last_rewards: torch.Tensor | None = None
         self._refill_batches = None
-        self._sampler_seed: int | None = None
+        self._refill_batches_drawn = 0
         self._pending_media: tuple[list, list] | None = None
         self._media_rows: list[RowMedia] | None = None
 
@@ -192,40 +200,50 @@ class CriticGRPOTrainer(GRPOTrainer):
         """Prompts for an extra round, from further passes over the data in their own order,
         so refills do not replay the prompts the main loop is about to see."""
         if self._refill_batches is None:
-            self._refill_batches = self._refill_stream()
-        return next(self._refill_batches)
+            self._refill_batches = self._refill_stream(self._refill_batches_drawn)
+        # the refill loader must not draw from the global RNG that rollouts sample with: a
+        # resumed run opens it at another moment than the uninterrupted run did
+        with torch.random.fork_rng(devices=[]):
+            batch = next(self._refill_batches)
+        self._refill_batches_drawn += 1
+        return batch
 
-    def _refill_stream(self):
-        passes = 0
+    def _refill_stream(self, already_drawn: int):
+        """Refill batches pass after pass, starting after the first `already_drawn`."""
+        self._sampler_seed = self.args.seed + REFILL_SEED_OFFSET
+        try:
+            loader = self.get_train_dataloader()
+        finally:
+            self._sampler_seed = None
+        passes, skip = divmod(already_drawn, len(loader))
         while True:
-            passes += 1
-            self._sampler_seed = self.args.seed + passes
-            try:
-                loader = self.get_train_dataloader()
-            finally:
-                self._sampler_seed = None
-            yield from loader
+            loader.set_epoch(passes)
+            yield from skip_first_batches(loader, skip) if skip else loader
+            passes, skip = passes + 1, 0
+
+    def extra_state(self) -> dict:
+        return {"refill_batches_drawn": self._refill_batches_drawn}
+
+    def restore_extra_state(self, state: dict) -> None:
+        self._refill_batches_drawn = int(state["refill_batches_drawn"])
+        self._refill_batches = None
 
     def _get_train_sampler(self, dataset=None):
+        """TRL's sampler, same arguments, with an order that depends only on the seed and the
+        epoch, and with answer positions balanced in every batch when asked."""
         sampler = super()._get_train_sampler(dataset)
-        if self.balance_positions and self.shuffle_dataset:
-            sampler = self._balanced(sampler, dataset or self.train_dataset)
-        generator = getattr(sampler, "generator", None)
-        if getattr(self, "_sampler_seed", None) is not None and generator is not None:
-            generator.manual_seed(self._sampler_seed)
-        return sampler
-
-    def _balanced(self, sampler, dataset) -> PositionBalancedSampler:
-        """TRL's sampler, same arguments, with answer positions balanced in every batch."""
-        return PositionBalancedSampler(
-            positions=list(dataset.with_format(None)["answer_position"]),
-            data_source=sampler.data_source,
-            mini_repeat_count=sampler.mini_repeat_count,
-            batch_size=sampler.batch_size,
-            repeat_count=sampler.repeat_count,
-            shuffle=True,
-            seed=sampler.seed,
-        )
+        arguments = {
+            "data_source": sampler.data_source,
+            "mini_repeat_count": sampler.mini_repeat_count,
+            "batch_size": sampler.batch_size,
+            "repeat_count": sampler.repeat_count,
+            "shuffle": sampler.shuffle,
+            "seed": self._sampler_seed if self._sampler_seed is not None else sampler.seed,
+        }
+        if self.balance_positions and sampler.shuffle:
+            positions = (dataset or self.train_dataset).with_format(None)["answer_position"]
+            return PositionBalancedSampler(positions=list(positions), **arguments)
+        return EpochSeededRepeatSampler(**arguments)
 
     def _assemble(self, kept: dict, spare: dict, target: int) -> dict:
         """Exactly `target` local rows: informative first, then zero-advantage fill."""

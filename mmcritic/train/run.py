@@ -34,6 +34,7 @@ from mmcritic.train.data import (
     write_rejections,
 )
 from mmcritic.train.grpo_trainer import ROLLOUT_LOG
+from mmcritic.train.resume import trim_rollout_log, use_resumable_tensorboard
 from mmcritic.train.trl_configs import config_as_json, grpo_config, sft_config
 
 logger = logging.getLogger(__name__)
@@ -59,14 +60,6 @@ def newest_checkpoint(output_dir: Path) -> Path | None:
 def _checkpoint_step(checkpoint: Path) -> int:
     state = json.loads((checkpoint / "trainer_state.json").read_text())
     return int(state["global_step"])
-
-
-def trim_rollout_log(output_dir: Path, step: int) -> None:
-    """Drops rollout-log lines of steps a resumed run will redo, so each step appears once."""
-    path = output_dir / ROLLOUT_LOG
-    if path.is_file():
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        path.write_text("".join(line for line in lines if json.loads(line)["step"] < step))
 
 
 def resume_point(recipe: Recipe) -> str | None:
@@ -126,8 +119,10 @@ def dry_run(recipe: Recipe) -> dict[str, Any]:
     return {"stage": recipe.stage, "trl_config": config_as_json(config), "problems": problems}
 
 
-def train(recipe: Recipe) -> dict[str, Any]:
-    """Runs the recipe's stage and returns held-out accuracy before and after it."""
+def train(recipe: Recipe, callbacks: list[Any] | None = None) -> dict[str, Any]:
+    """Runs the recipe's stage and returns held-out accuracy before and after it.
+
+    `callbacks` are `transformers.TrainerCallback`s added to the stage's trainer."""
     problems = check_paths(recipe)
     if problems:
         raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
@@ -153,13 +148,16 @@ def train(recipe: Recipe) -> dict[str, Any]:
     heldout = read_records(recipe.data.eval) if recipe.data.eval else []
 
     dataset = to_dataset(records, budget, recipe.sft.target if recipe.stage == "sft" else None)
-    trainer = make_trainer(recipe, processor, dataset)
+    trainer = make_trainer(recipe, processor, dataset, callbacks)
+    use_resumable_tensorboard(trainer)
     before = _heldout(recipe, trainer.model, processor, heldout, budget)
     resume_from = resume_point(recipe)
     if resume_from:
         logger.info("resuming from %s", resume_from)
         if main_process:
-            trim_rollout_log(output_dir, _checkpoint_step(Path(resume_from)))
+            step = _checkpoint_step(Path(resume_from))
+            dropped = trim_rollout_log(output_dir / ROLLOUT_LOG, step)
+            logger.info("rollout log: %d lines from step %d on dropped to be redone", dropped, step)
     trainer.train(resume_from_checkpoint=resume_from)
     final = output_dir / FINAL_DIR
     trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the shards here
@@ -189,7 +187,9 @@ def _heldout(recipe, model, processor, records, budget) -> dict[str, float] | No
     return preference_accuracy(model, processor, records, budget, max_new_tokens)
 
 
-def make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
+def make_trainer(
+    recipe: Recipe, processor: Any, dataset: Any, callbacks: list[Any] | None = None
+) -> Any:
     """The stage's trainer (CriticGRPOTrainer or TRL's SFTTrainer), model loaded per recipe."""
     device = resolve_device(recipe.device)
     dtype = resolve_dtype(recipe.model.dtype, device)
@@ -201,7 +201,7 @@ def make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
         from mmcritic.train.sft import make_sft_trainer
 
         return make_sft_trainer(
-            model, processor, dataset, sft_config(recipe, device, dtype), peft_config
+            model, processor, dataset, sft_config(recipe, device, dtype), peft_config, callbacks
         )
     from mmcritic.train.grpo_trainer import CriticGRPOTrainer
     from mmcritic.train.reward_logging import FormatReward, PreferenceReward
@@ -218,6 +218,7 @@ def make_trainer(recipe: Recipe, processor: Any, dataset: Any) -> Any:
         dynamic_sampling=recipe.grpo.dynamic_sampling,
         dynamic_sampling_max_rounds=recipe.grpo.dynamic_sampling_max_rounds,
         balance_positions=recipe.grpo.balance_positions,
+        callbacks=callbacks,
     )
 
 

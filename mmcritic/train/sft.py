@@ -13,6 +13,7 @@ from trl import SFTTrainer
 from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
 
 from mmcritic.data.video import LoadedVideo, processor_video_kwargs
+from mmcritic.train.resume import ExactResumeMixin
 
 
 def sft_target(rationale: str, answer: str) -> str:
@@ -73,17 +74,36 @@ class _PromptVideos:
         return getattr(self._processor, name)
 
 
-def make_sft_trainer(model: Any, processor: Any, dataset: Any, config: Any, peft_config: Any):
+class CriticSFTTrainer(ExactResumeMixin, SFTTrainer):
+    """TRL's SFTTrainer with exact resume (`mmcritic.train.resume`), including its running
+    token count, which TRL logs as `num_tokens` but keeps outside the Trainer's state."""
+
+    def extra_state(self) -> dict[str, Any]:
+        return {"total_train_tokens": self._total_train_tokens}
+
+    def restore_extra_state(self, state: dict[str, Any]) -> None:
+        self._total_train_tokens = int(state["total_train_tokens"])
+
+
+def make_sft_trainer(
+    model: Any,
+    processor: Any,
+    dataset: Any,
+    config: Any,
+    peft_config: Any,
+    callbacks: list[Any] | None = None,
+):
     collator = MediaCollator(
         processor=processor,
         max_length=config.max_length,
         completion_only_loss=config.completion_only_loss is not False,
     )
-    return SFTTrainer(
+    return CriticSFTTrainer(
         model=model,
         args=config,
         train_dataset=dataset,
         processing_class=processor,
         peft_config=peft_config,
         data_collator=collator,
+        callbacks=callbacks,
     )
