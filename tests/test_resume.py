@@ -63,10 +63,10 @@ def resume_data(tmp_path_factory) -> Path:
 
 
 GRPO = (
-    "grpo.num_generations=2",
+    "grpo.num_generations=4",
     "grpo.max_completion_length=12",
-    "optim.per_device_train_batch_size=8",
-    "optim.learning_rate=1e-3",
+    "optim.per_device_train_batch_size=16",
+    "optim.learning_rate=2e-4",
 )
 SFT = ("stage=sft", "optim.per_device_train_batch_size=4", "optim.learning_rate=5e-3")
 
@@ -118,6 +118,13 @@ def assert_same_run(straight: Path, resumed: Path) -> None:
         assert logs_b[step] == pytest.approx(logs_a[step], rel=1e-5, abs=1e-6), step
 
 
+def assert_learned_at_every_step(run_dir: Path) -> None:
+    """Non-zero gradients at every step: the rollouts disagreed, so the update came from the
+    data and not only from the optimizer's momentum."""
+    norms = {step: logs["grad_norm"] for step, logs in step_logs(run_dir).items()}
+    assert all(norm > 0 for norm in norms.values()), norms
+
+
 def assert_weights_moved(run_dir: Path) -> None:
     """Every checkpoint differs from the one before and the final model from the last one."""
     snapshots = [read_state_dict(run_dir / f"checkpoint-{step}") for step in range(2, STEPS, 2)]
@@ -141,6 +148,7 @@ def test_resumed_grpo_run_matches_the_uninterrupted_run(
 ):
     straight, stopped = resume_case(warm_model, resume_data, tmp_path, GRPO, crash_at)
     assert_weights_moved(straight)
+    assert_learned_at_every_step(straight)
     assert_same_run(straight, stopped)
     assert rollout_lines(stopped) == rollout_lines(straight)
 

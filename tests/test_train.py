@@ -383,9 +383,10 @@ def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupte
         f"data.train={unseen_color_data}",
         "max_steps=8",
         "save_steps=2",
+        "grpo.num_generations=4",
         "grpo.max_completion_length=12",
-        "optim.per_device_train_batch_size=4",
-        "optim.learning_rate=1e-3",
+        "optim.per_device_train_batch_size=8",
+        "optim.learning_rate=2e-4",
     )
     straight = tmp_path / "straight"
     run_deepspeed(config, f"output_dir={straight}", *common)
@@ -395,6 +396,9 @@ def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupte
     run_deepspeed(config, f"output_dir={resumed}", f"resume={copied}", *common)
     expected, got = weights(straight / "final"), weights(resumed / "final")
     assert changed_tensors(weights(straight / "checkpoint-6"), expected), "weights never moved"
+    history = json.loads((straight / "log_history.json").read_text())
+    norms = [entry["grad_norm"] for entry in history if "grad_norm" in entry]
+    assert len(norms) == 8 and all(norm > 0 for norm in norms), "a step without a gradient"
     assert max((expected[n] - got[n]).abs().max().item() for n in expected) <= 1e-6
     later = [entry for entry in rollout_ids(straight) if entry[0] >= 6]
     assert rollout_ids(resumed) == later

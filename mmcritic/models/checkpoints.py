@@ -26,8 +26,9 @@ ADAPTER_CONFIG = "adapter_config.json"
 NAMES_SHOWN = 12
 
 
-class CheckpointMismatchError(RuntimeError):
-    """Saved weights that do not fit the model: keys missing, left over, or of another shape."""
+class CheckpointMismatchError(ValueError):
+    """Saved weights that do not fit the model: keys missing, left over, or of another shape.
+    A `ValueError`, so the command line reports it in one line like any other bad input."""
 
 
 def describe_mismatch(source: str | Path, **kinds: Iterable[str]) -> str | None:

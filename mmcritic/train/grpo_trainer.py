@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
 import torch
 from accelerate import skip_first_batches
+from transformers import TrainerCallback
 from trl import GRPOTrainer
 
 from mmcritic.train.balanced_sampling import EpochSeededRepeatSampler, PositionBalancedSampler
@@ -68,6 +70,8 @@ class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
         self._last_rewards: torch.Tensor | None = None
         self._refill_batches = None
         self._refill_batches_drawn = 0
+        self._main_sampler: EpochSeededRepeatSampler | None = None
+        self.add_callback(_EpochToSampler(self))
         self._pending_media: tuple[list, list] | None = None
         self._media_rows: list[RowMedia] | None = None
 
@@ -242,8 +246,12 @@ class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
         }
         if self.balance_positions and sampler.shuffle:
             positions = (dataset or self.train_dataset).with_format(None)["answer_position"]
-            return PositionBalancedSampler(positions=list(positions), **arguments)
-        return EpochSeededRepeatSampler(**arguments)
+            ours = PositionBalancedSampler(positions=list(positions), **arguments)
+        else:
+            ours = EpochSeededRepeatSampler(**arguments)
+        if self._sampler_seed is None:
+            self._main_sampler = ours
+        return ours
 
     def _assemble(self, kept: dict, spare: dict, target: int) -> dict:
         """Exactly `target` local rows: informative first, then zero-advantage fill."""
@@ -258,6 +266,22 @@ class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
         tokens = rollout["completion_mask"].sum()
         rollout["num_items_in_batch"] = self.accelerator.gather(tokens).sum()
         return rollout
+
+
+class _EpochToSampler(TrainerCallback):
+    """Hands the epoch to the main loop's sampler at the start of every epoch.
+
+    The Trainer's `set_epoch` reaches the sampler through accelerate's data loader, except on a
+    resumed multi-process run: there the sampler sits one wrapper deeper (a skipping batch
+    sampler around the per-process shard) than accelerate looks, and the resumed epoch would
+    replay epoch 0's order. The epoch in progress is the whole part of `state.epoch`."""
+
+    def __init__(self, trainer: CriticGRPOTrainer):
+        self.trainer = trainer
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        if self.trainer._main_sampler is not None:
+            self.trainer._main_sampler.set_epoch(math.floor(state.epoch or 0))
 
 
 def _part(rollout: dict, rows: list[int]) -> dict:
