@@ -283,3 +283,24 @@ def test_tensorboard_shows_each_step_once_after_a_resume(tiny_model_dir, resume_
     expected = tensorboard_steps(straight, "train/loss")
     assert [step for step, _ in expected] == list(range(1, STEPS + 1))
     assert tensorboard_steps(stopped, "train/loss") == expected
+
+
+def test_the_trainer_internals_resume_overrides_keep_their_signatures():
+    # ExactResumeMixin overrides these private transformers.Trainer methods and calls them by
+    # these parameters; a transformers upgrade that changes them must fail here, not mid-run
+    import inspect
+
+    from transformers import Trainer
+    from trl.trainer.utils import RepeatSampler
+
+    expected = {
+        "_load_from_checkpoint": ["self", "resume_from_checkpoint", "model"],
+        "_save_checkpoint": ["self", "model", "trial"],
+        "_load_optimizer_and_scheduler": ["self", "checkpoint"],
+        "_load_rng_state": ["self", "checkpoint"],
+        "_get_output_dir": ["self", "trial"],
+    }
+    for name, parameters in expected.items():
+        assert list(inspect.signature(getattr(Trainer, name)).parameters) == parameters, name
+    sampler = RepeatSampler(data_source=[0, 1, 2, 3], mini_repeat_count=2, batch_size=2, seed=0)
+    assert {"generator", "seed", "num_samples", "shuffle"} <= set(vars(sampler))

@@ -3,8 +3,8 @@
 The run folder holds the resolved recipe (`recipe.yaml`), checkpoints every `save_steps`, the
 TensorBoard logs, `rejected_train.jsonl` for examples refused before training, the rollout log,
 `heldout.json` with preference accuracy before and after, and the final model in `final/`.
-`resume: auto` continues from the newest checkpoint with optimizer, scheduler, RNG and data
-position, all restored by transformers' Trainer.
+`resume: auto` continues from the newest checkpoint exactly as if the run had never stopped
+(`mmcritic.train.resume`).
 """
 
 from __future__ import annotations
