@@ -87,6 +87,7 @@ def _run_synth(args: argparse.Namespace) -> dict[str, Any]:
 
 def _add_preprocess(commands: argparse._SubParsersAction) -> None:
     from mmcritic.data.formats import FORMATS
+    from mmcritic.data.media import DEFAULT_MAX_IMAGE_PIXELS
 
     parser = commands.add_parser(
         "preprocess", help="convert raw preference data into a verifiable dataset"
@@ -123,6 +124,18 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--source-name", help="source name for rows that carry none")
     parser.add_argument("--media-root", help="folder relative media paths resolve against")
     parser.add_argument("--check-media", choices=("verify", "decode"), default="verify")
+    parser.add_argument(
+        "--max-image-pixels",
+        type=int,
+        default=DEFAULT_MAX_IMAGE_PIXELS,
+        help="reject images larger than this, read from their header before any decode",
+    )
+    parser.add_argument(
+        "--confine-media",
+        action="store_true",
+        help="for untrusted data: media only under the media root (no absolute paths, no "
+        "'..', no symlinks leading out)",
+    )
     parser.add_argument("--limit", type=int, help="convert at most this many rows")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--resume", action="store_true", help="continue an interrupted run")
@@ -155,6 +168,8 @@ def _run_preprocess(args: argparse.Namespace) -> dict[str, Any]:
         media_root=args.media_root,
         check_media=args.check_media,
         limit=args.limit,
+        max_image_pixels=args.max_image_pixels,
+        confine_media=args.confine_media,
     )
     source = Source(args.input, args.config, args.split)
     mode = "resume" if args.resume else "overwrite" if args.overwrite else "new"

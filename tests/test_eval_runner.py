@@ -216,6 +216,33 @@ def test_resume_skips_finished_samples_and_redoes_a_torn_last_line(tmp_path, eva
     assert results["tasks"]["mmstar"]["metrics"] == pytest.approx(EXPECTED["mmstar"])
 
 
+@pytest.mark.parametrize(
+    "torn",
+    [b'{"doc_id": 2, "response": "caf\xc3', b'{"doc_id": 2}', b"\xff\xfe\x00garbage\n"],
+    ids=["inside_a_utf8_character", "complete_json_without_newline", "binary_junk"],
+)
+def test_resume_drops_a_torn_last_line_whatever_bytes_it_holds(tmp_path, eval_data, torn) -> None:
+    run_eval(_options(tmp_path, eval_data, ["mmstar"], limit=2))
+    log = samples_path(tmp_path / "out", "mmstar")
+    with log.open("ab") as handle:
+        handle.write(torn)
+
+    results = run_eval(_options(tmp_path, eval_data, ["mmstar"], resume=True))
+
+    assert [json.loads(line)["doc_id"] for line in log.read_text().splitlines()] == [0, 1, 2, 3]
+    assert results["tasks"]["mmstar"]["metrics"] == pytest.approx(EXPECTED["mmstar"])
+
+
+def test_the_empty_leftover_of_a_failed_run_does_not_block_the_next(tmp_path, eval_data) -> None:
+    output = tmp_path / "out"
+    output.mkdir()
+    samples_path(output, "ai2d").write_text("")
+
+    results = run_eval(_options(tmp_path, eval_data, ["ai2d"]))
+
+    assert results["tasks"]["ai2d"]["n_samples"] > 0
+
+
 def test_an_existing_run_is_not_overwritten_without_resume(tmp_path, eval_data) -> None:
     run_eval(_options(tmp_path, eval_data, ["ai2d"]))
 

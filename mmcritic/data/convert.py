@@ -27,6 +27,7 @@ from mmcritic.data.formats.base import (
 )
 from mmcritic.data.guards import DEFAULT_MAX_RESPONSE_CHARS, check_question, check_response
 from mmcritic.data.media import (
+    DEFAULT_MAX_IMAGE_PIXELS,
     MediaCheck,
     MediaResolver,
     PixelBudget,
@@ -261,6 +262,10 @@ class PreprocessOptions:
     media_root: str | None = None
     check_media: MediaCheck = "verify"
     limit: int | None = None
+    # images larger than this (from their header) are rejected before any decode
+    max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS
+    # media only under the media root: no absolute paths, `..` or symlinks leading out
+    confine_media: bool = False
 
     def settings(self, source: Source) -> dict[str, Any]:
         """What decides the output, to refuse resuming a run under other settings."""
@@ -274,6 +279,8 @@ class PreprocessOptions:
             "source_name": self.source_name,
             "media_root": self.media_root,
             "check_media": self.check_media,
+            "max_image_pixels": self.max_image_pixels,
+            "confine_media": self.confine_media,
         }
 
 
@@ -284,7 +291,13 @@ class RowConverter:
         self.format = get_format(options.format)
         self.format_options = FormatOptions(options.columns, options.source_name)
         self.builder = RecordBuilder(options.build, self.format.kind)
-        self.resolver = MediaResolver(out_dir, media_root, options.check_media)
+        self.resolver = MediaResolver(
+            out_dir,
+            media_root,
+            options.check_media,
+            options.max_image_pixels,
+            options.confine_media,
+        )
         self.budget = PixelBudget(options.build.min_pixels, options.build.max_pixels)
         self.options = options.build
 
@@ -310,6 +323,7 @@ def preprocess(
     """
     media_root = Path(options.media_root) if options.media_root else source.base_dir
     converter = RowConverter(options, media_root, out_dir)
+    source.check()
     writer = DatasetWriter(out_dir, options.settings(source), mode, checkpoint_every)
     total = source.row_count()
     if options.limit is not None:
@@ -325,14 +339,11 @@ def preprocess(
         for index, row in iter_rows(source, start=writer.rows_done):
             if options.limit is not None and writer.rows_done >= options.limit:
                 break
-            try:
-                if isinstance(row, RecordError):
-                    raise row
-                writer.add_row(converter.convert(index, row))
-            except RecordError as err:
-                raw = None if isinstance(row, RecordError) else row
+            records, err = _convert_row(converter, index, row)
+            raw = None if isinstance(row, RecordError) else row
+            if err is not None:
                 _log_rejection(writer.stats.rejected, index, raw, err)
-                writer.add_row([], err, raw, index)
+            writer.add_row(records, err, raw, index)
             bar.update(1)
             bar.set_postfix(
                 written=writer.stats.written, rejected=writer.stats.rejected, refresh=False
@@ -343,6 +354,23 @@ def preprocess(
     stats = writer.close()
     logger.info("preprocess %s -> %s: %s", source.location, out_dir, stats)
     return stats
+
+
+def _convert_row(
+    converter: RowConverter, index: int, row: dict[str, Any] | RecordError
+) -> tuple[list[Record], RecordError | None]:
+    """A row's records, or the reason it has none. No row can stop the run: an exception no
+    check foresaw is still that row's rejection (`unexpected_error`), logged with its traceback
+    and counted in stats.json, so the bug is visible and the other rows are converted."""
+    if isinstance(row, RecordError):
+        return [], row
+    try:
+        return converter.convert(index, row), None
+    except RecordError as err:
+        return [], err
+    except Exception as err:
+        logger.exception("row %d raised %s; rejected as unexpected_error", index, type(err))
+        return [], RecordError("unexpected_error", f"{type(err).__name__}: {err}"[:1000])
 
 
 def _log_rejection(rejected_so_far: int, index: int, row: Any, err: RecordError) -> None:

@@ -11,7 +11,10 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import os
 import re
+import stat
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +29,8 @@ from mmcritic.data.video import VideoBudget, VideoInfo, load_video, probe_video
 PIXELS_PER_TOKEN_SIDE = 28
 REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 MediaCheck = Literal["verify", "decode"]
+# Pillow's own decompression-bomb threshold: larger images are refused from their header.
+DEFAULT_MAX_IMAGE_PIXELS = 89_478_485
 
 
 @dataclass(frozen=True)
@@ -73,22 +78,52 @@ def image_token_count(width: int, height: int, budget: PixelBudget) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _checked_image_size(path: str, check: MediaCheck) -> tuple[int, int]:
-    """Opens an image file and returns (width, height); cached because sources reuse images."""
+def _checked_image_size(path: str, check: MediaCheck, max_pixels: int) -> tuple[int, int]:
+    """Opens an image file and returns (width, height); cached because sources reuse images.
+
+    The size comes from the header and is checked against `max_pixels` before any pixel is
+    decoded: a 20000x20000 PNG is a rejection, not gigabytes of memory."""
+    _require_regular_file(path, "image")
     try:
-        with Image.open(path) as image:
-            size = image.size
-            if check == "decode":
-                image.load()
-            else:
-                image.verify()
-    except FileNotFoundError as err:
-        raise RecordError("media_missing", f"image file not found: {path}") from err
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                size = image.size
+                _check_pixels(size, max_pixels, path)
+                if check == "decode":
+                    image.load()
+                else:
+                    image.verify()
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
+        raise RecordError("image_too_large", f"image {path}: {err}") from err
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
         raise RecordError("media_corrupt", f"image {path} cannot be read: {err}") from err
     if size[0] <= 0 or size[1] <= 0:
         raise RecordError("media_corrupt", f"image {path} has an empty size {size}")
     return size
+
+
+def _check_pixels(size: tuple[int, int], max_pixels: int, name: str) -> None:
+    pixels = size[0] * size[1]
+    if pixels > max_pixels:
+        raise RecordError(
+            "image_too_large",
+            f"image {name} is {size[0]}x{size[1]} ({pixels / 1e6:.0f} megapixels), over the "
+            f"limit of {max_pixels / 1e6:.0f} megapixels (--max-image-pixels)",
+        )
+
+
+def _require_regular_file(path: str, kind: str) -> None:
+    """Refuses anything but a regular file without opening it: a FIFO would block the run, a
+    device would be read forever, a directory is no image."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError as err:
+        raise RecordError("media_missing", f"{kind} file not found: {path}") from err
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long, no permission
+        raise RecordError("media_missing", f"{kind} path {path!r} cannot be used: {err}") from err
+    if not stat.S_ISREG(mode):
+        raise RecordError("media_not_a_file", f"{kind} path {path} is not a regular file")
 
 
 class MediaResolver:
@@ -99,20 +134,34 @@ class MediaResolver:
     or repeated run writes the same file names.
     """
 
-    def __init__(self, out_dir: Path, media_root: Path, check: MediaCheck = "verify"):
+    def __init__(
+        self,
+        out_dir: Path,
+        media_root: Path,
+        check: MediaCheck = "verify",
+        max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
+        confine: bool = False,
+    ):
         self.out_dir = out_dir.resolve()
         self.media_root = media_root.resolve()
         self.check = check
+        self.max_image_pixels = max_image_pixels
+        self.confine = confine
+        # every image's size is checked here from its header before decoding, so Pillow's own
+        # bomb guard must not refuse what the user's larger limit allows
+        Image.MAX_IMAGE_PIXELS = max(Image.MAX_IMAGE_PIXELS or 0, max_image_pixels)
 
     def image(self, value: Any) -> tuple[str, tuple[int, int]]:
         """A record path for an image value and its (width, height)."""
         path = self._to_path(value, kind="image")
-        return self._record_path(path), _checked_image_size(str(path), self.check)
+        size = _checked_image_size(str(path), self.check, self.max_image_pixels)
+        return self._record_path(path), size
 
     def video(self, value: Any) -> tuple[str, VideoInfo]:
         """A record path for a video value and its header; `decode` also decodes the frames the
         model would see, which finds files damaged past their header."""
         path = self._to_path(value, kind="video")
+        _require_regular_file(str(path), "video")
         info = probe_video(path)
         if self.check == "decode":
             load_video(str(path), VideoBudget())
@@ -121,7 +170,7 @@ class MediaResolver:
     def _to_path(self, value: Any, kind: str) -> Path:
         if isinstance(value, dict):
             if value.get("bytes"):
-                return self._write_bytes(value["bytes"], kind)
+                return self._write_bytes(_as_bytes(value["bytes"], kind), kind)
             value = value.get("path")
         if isinstance(value, Image.Image):
             buffer = io.BytesIO()
@@ -134,8 +183,30 @@ class MediaResolver:
                 "media_remote",
                 f"{kind} {value!r} is a URL; download it and pass --media-root to a local copy",
             )
+        if "\x00" in value:
+            raise RecordError("media_missing", f"{kind} path {value!r} holds a NUL byte")
+        if self.confine:
+            return self._confined(value, kind)
         path = Path(value).expanduser()
         return path if path.is_absolute() else self.media_root / path
+
+    def _confined(self, value: str, kind: str) -> Path:
+        """A path under the media root and nowhere else: no absolute path, no `..`, no symlink
+        that leads out (for data from sources that are not trusted)."""
+        relative = Path(value)
+        if relative.is_absolute() or ".." in relative.parts or value.startswith("~"):
+            raise RecordError(
+                "media_outside_root",
+                f"{kind} path {value!r} is absolute or climbs out of "
+                "the media root (--confine-media)",
+            )
+        resolved = (self.media_root / relative).resolve()
+        if not resolved.is_relative_to(self.media_root):
+            raise RecordError(
+                "media_outside_root",
+                f"{kind} path {value!r} leads out of the media root through a symlink",
+            )
+        return resolved
 
     def _write_bytes(self, data: bytes, kind: str) -> Path:
         digest = hashlib.sha1(data).hexdigest()[:20]
@@ -155,12 +226,25 @@ class MediaResolver:
         return str(resolved)
 
 
+def _as_bytes(value: Any, kind: str) -> bytes:
+    """Embedded media must be bytes; a string or a list of numbers in their place is a bad row."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    raise RecordError(
+        "media_corrupt", f"embedded {kind} bytes are a {type(value).__name__}, not bytes"
+    )
+
+
 def _image_suffix(data: bytes) -> str:
     """The file suffix matching the encoded bytes, so viewers and PIL agree on the format."""
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            image_format = (image.format or "png").lower()
-    except (UnidentifiedImageError, OSError) as err:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                image_format = (image.format or "png").lower()
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
+        raise RecordError("image_too_large", f"embedded image: {err}") from err
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
         raise RecordError("media_corrupt", f"embedded image bytes cannot be read: {err}") from err
     return ".jpg" if image_format == "jpeg" else f".{image_format}"
 

@@ -65,7 +65,10 @@ class RecordError(Exception):
     with which record, so a user can fix the source.
     """
 
-    def __init__(self, reason: str, message: str):
+    def __init__(self, reason: str, message: str, raw: str | None = None):
         super().__init__(message)
         self.reason = reason
         self.message = message
+        # the input as text when it could not be parsed into a row (bytes that are not UTF-8
+        # kept as \xNN escapes), so rejected.jsonl still holds what was read
+        self.raw = raw

@@ -81,12 +81,13 @@ class DatasetWriter:
         offsets = self._prepare(mode)
         self._data = self._open(DATA_FILE, offsets.get(DATA_FILE, 0))
         self._rejected = self._open(REJECTED_FILE, offsets.get(REJECTED_FILE, 0))
+        self._ids = self._written_ids()
         self.checkpoint()
 
     def _prepare(self, mode: WriteMode) -> dict[str, int]:
         progress_path = self.out_dir / PROGRESS_FILE
         has_output = (self.out_dir / DATA_FILE).exists() or progress_path.exists()
-        if mode == "overwrite" or not has_output:
+        if mode == "overwrite" or not has_output or self._holds_nothing():
             self.out_dir.mkdir(parents=True, exist_ok=True)
             for name in (DATA_FILE, REJECTED_FILE, STATS_FILE, PROGRESS_FILE):
                 (self.out_dir / name).unlink(missing_ok=True)
@@ -105,6 +106,28 @@ class DatasetWriter:
         self.rows_done = progress["rows_done"]
         self.stats = Stats.from_dict(progress["stats"])
         return progress["offsets"]
+
+    def _holds_nothing(self) -> bool:
+        """Whether the folder is the leftover of a run that failed before its first row: such
+        a folder must not block the corrected command."""
+        for name in (DATA_FILE, REJECTED_FILE):
+            path = self.out_dir / name
+            if path.exists() and path.stat().st_size > 0:
+                return False
+        progress = self.out_dir / PROGRESS_FILE
+        if not progress.exists():
+            return True
+        try:
+            return json.loads(progress.read_text())["rows_done"] == 0
+        except (ValueError, KeyError, TypeError):
+            return False
+
+    def _written_ids(self) -> set[str]:
+        """Ids already in data.jsonl (after a resume's truncation): an id is written once."""
+        self._data.seek(0)
+        ids = {json.loads(line)["id"] for line in self._data if line.strip()}
+        self._data.seek(0, os.SEEK_END)
+        return ids
 
     def _check_settings(self, saved: dict[str, Any]) -> None:
         differing = sorted(
@@ -135,12 +158,17 @@ class DatasetWriter:
         row: dict[str, Any] | None = None,
         row_index: int | None = None,
     ) -> None:
-        """Accounts for one input row: its records, or the reason it was rejected."""
+        """Accounts for one input row: its records, or the reason it was rejected. A row whose
+        record id is already written is rejected as a duplicate: the first one is kept."""
         self.stats.read += 1
+        taken = [record.id for record in records if record.id in self._ids]
+        if rejection is None and taken:
+            rejection = RecordError("duplicate_id", f"id {taken[0]!r} is already written")
         if rejection is not None:
             self._write_rejection(rejection, row, row_index)
         else:
             self._data.write("".join(record.to_json() + "\n" for record in records).encode())
+            self._ids.update(record.id for record in records)
             self.stats.augmented += len(records) - 1
             self.stats.written += len(records)
             for record in records:
@@ -158,12 +186,18 @@ class DatasetWriter:
         self.stats.rejected_by_reason[rejection.reason] += 1
         line = {
             "row": row_index,
-            "id": None if row is None else row.get("id"),
+            "id": None if row is None else _jsonable(row.get("id")),
             "reason": rejection.reason,
             "message": rejection.message,
-            "record": None if row is None else _jsonable(row),
+            "record": rejection.raw if row is None else row,
         }
-        self._rejected.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
+        try:
+            line["record"] = _jsonable(line["record"])
+            text = json.dumps(line, ensure_ascii=False)
+        except RecursionError:
+            line["record"] = "<the row is nested too deeply to store>"
+            text = json.dumps(line, ensure_ascii=False)
+        self._rejected.write(text.encode("utf-8") + b"\n")
 
     def checkpoint(self, complete: bool = False) -> None:
         """Makes everything written so far durable and resumable."""

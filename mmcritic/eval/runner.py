@@ -153,7 +153,8 @@ def _check_settings(options: EvalOptions) -> None:
     current = options.settings()
     logs = [samples_path(options.output, name) for name in options.tasks]
     if not options.resume:
-        existing = [str(log) for log in logs if log.exists()]
+        # an empty log is the leftover of a run that failed before its first sample
+        existing = [str(log) for log in logs if log.exists() and log.stat().st_size > 0]
         if existing:
             raise FileExistsError(
                 f"{existing} exist; pass --resume to continue that run or choose another --output"
@@ -313,15 +314,18 @@ class SampleLog:
         self._rewrite()
 
     def _read(self) -> list[dict[str, Any]]:
+        """The complete sample lines; a line torn by a crash (cut anywhere, even inside a
+        multi-byte character) is dropped and its sample redone."""
         records = []
-        with self.path.open(encoding="utf-8") as handle:
+        with self.path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
+                record = _complete_record(line)
+                if record is None:
                     logger.warning(
                         "%s line %d is torn; that sample will be redone", self.path, number
                     )
+                else:
+                    records.append(record)
         return records
 
     def _rewrite(self) -> None:
@@ -338,6 +342,16 @@ class SampleLog:
             handle.flush()
         self.records.append(record)
         self.done.add(record["doc_id"])
+
+
+def _complete_record(line: bytes) -> dict[str, Any] | None:
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except ValueError:  # bad UTF-8 or bad JSON
+        return None
+    return record if isinstance(record, dict) and "doc_id" in record else None
 
 
 def _line(record: dict[str, Any]) -> str:

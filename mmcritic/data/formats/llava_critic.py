@@ -77,7 +77,17 @@ TRAILER = re.compile(
     FLAGS,
 )
 
+# What instructions to a judge speak of; a paragraph cut off after the last response without
+# any of these may still be part of that response.
+JUDGE_WORDS = re.compile(
+    r"respon|answer|assistant|better|judg|evaluat|score|rat(?:e|ing)|verdict|compar|prefer|"
+    r"criteri|USER\s*:|ASSISTANT\s*:|GPT\s*:|\[The End of",
+    FLAGS,
+)
 CHOICE_WORDS = {"1": "1", "a": "1", "first": "1", "2": "2", "b": "2", "second": "2"}
+# The first EXPLICIT_VERDICTS patterns are stated conclusions; the rest are phrasings a rationale
+# may use along the way.
+EXPLICIT_VERDICTS = 6
 VERDICTS: list[tuple[re.Pattern, str | None]] = [
     (re.compile(r"\[\[\s*A\s*>>?\s*B\s*\]\]|\[\[\s*B\s*<<?\s*A\s*\]\]"), "1"),
     (re.compile(r"\[\[\s*B\s*>>?\s*A\s*\]\]|\[\[\s*A\s*<<?\s*B\s*\]\]"), "2"),
@@ -89,6 +99,10 @@ VERDICTS: list[tuple[re.Pattern, str | None]] = [
             rf"(?P<c>1|2|A|B|first|second)\b",
             FLAGS,
         ),
+        None,
+    ),
+    (
+        re.compile(rf"overall\s+judg(?:e)?ment\s*:\s*{NOUNS}\s*(?P<c>1|2|A|B)\b", FLAGS),
         None,
     ),
     (
@@ -105,10 +119,6 @@ VERDICTS: list[tuple[re.Pattern, str | None]] = [
             rf"(?:better|superior|preferred|stronger)",
             FLAGS,
         ),
-        None,
-    ),
-    (
-        re.compile(rf"overall\s+judg(?:e)?ment\s*:\s*{NOUNS}\s*(?P<c>1|2|A|B)\b", FLAGS),
         None,
     ),
     (
@@ -180,11 +190,14 @@ def parse_pointwise(row: dict[str, Any], index: int, options: FormatOptions) -> 
 def _turns(row: dict[str, Any], options: FormatOptions) -> tuple[str, str]:
     """The first human turn and the gpt turn after it."""
     name = pick_column(row, "conversations", ("conversations", "conversation", "messages"), options)
-    turns = row.get(name) if name else None
-    if not isinstance(turns, list) or not turns:
+    if name is None:
         raise RecordError(
-            "missing_field", f"no conversations list in the row; it has {sorted(row)}"
+            "missing_field", f"no conversations column in the row; it has {sorted(map(str, row))}"
         )
+    turns = row[name]
+    if not isinstance(turns, list) or not turns:
+        kind = "an empty list" if turns == [] else f"a {type(turns).__name__}"
+        raise RecordError("malformed_field", f"the {name} column is {kind}, not a list of turns")
     roles = [_turn_role(turn) for turn in turns]
     if "human" not in roles or "gpt" not in roles[roles.index("human") :]:
         raise RecordError("malformed_field", f"conversations need a human then a gpt turn: {roles}")
@@ -219,11 +232,24 @@ def parse_pair_prompt(human: str) -> tuple[str, str, str]:
         first = first_marker.search(text)
         second = second_marker.search(text, first.end()) if first else None
         if first and second:
+            _require_one_split(text, first_marker, second_marker)
             first_text = _segment(text, first.end(), second.start(), end_marker)
             second_text = _segment(text, second.end(), len(text), end_marker or TRAILER)
             question = _question_before(text, first.start())
             return question, first_text, second_text
     raise RecordError("unparseable_prompt", "found no pair of response markers in the human turn")
+
+
+def _require_one_split(text: str, first_marker: re.Pattern, second_marker: re.Pattern) -> None:
+    """A response that quotes a marker ("... unlike the second response: ...") leaves no one
+    place to split the turn: such a row is rejected rather than cut at a guess."""
+    for marker, label in ((first_marker, "first"), (second_marker, "second")):
+        if len(marker.findall(text)) > 1:
+            raise RecordError(
+                "ambiguous_split",
+                f"the {label}-response marker appears more than once, so where the responses "
+                "begin and end is a guess",
+            )
 
 
 def parse_single_prompt(human: str) -> tuple[str, str]:
@@ -248,10 +274,20 @@ def _question_before(text: str, end: int) -> str:
 
 
 def _segment(text: str, start: int, stop: int, end_marker: re.Pattern | None) -> str:
-    """Text between two markers, cut at an end marker, with one layer of [brackets] removed."""
+    """Text between two markers, cut at an end marker, with one layer of [brackets] removed.
+
+    A last response has no end marker of its own; it is cut where the instructions to the judge
+    resume (`TRAILER`). A cut-off paragraph that does not speak of the responses or the verdict
+    may be the response's own last paragraph ("Please note ..."), so that row is rejected."""
     if end_marker is not None:
         end = end_marker.search(text, start, stop)
         if end:
+            if end_marker is TRAILER and not JUDGE_WORDS.search(text, end.start(), stop):
+                raise RecordError(
+                    "ambiguous_split",
+                    f"the text after the last response ({text[end.start() : stop].strip()!r:.80})"
+                    " may belong to it or to the instructions",
+                )
             stop = end.start()
     return _unbracket(text[start:stop])
 
@@ -277,20 +313,44 @@ def _last_match(pattern: re.Pattern, text: str, end: int | None = None) -> re.Ma
 
 
 def parse_pair_verdict(gpt: str) -> str:
-    """ "1", "2" or "tie": the last verdict the judge states (its conclusion), else the two
-    leading scores of LLaVA-Bench-style judgements."""
-    found: list[tuple[int, str]] = []
-    for pattern, fixed in VERDICTS:
-        for match in pattern.finditer(gpt):
-            choice = fixed or CHOICE_WORDS[(match.group("c") or match.groupdict().get("d")).lower()]
-            found.append((match.start(), choice))
-    if found:
-        return max(found)[1]
+    """ "1", "2" or "tie", from the judge's stated conclusion.
+
+    Explicit conclusions ("The better response: [2]", "Overall Judgment: Answer 1", `[[A>B]]`)
+    decide. A judgement that contradicts its conclusion (two different explicit conclusions,
+    or an informal verdict after the conclusion that differs from it, as in "... Actually the
+    first response is better") is rejected as `ambiguous_verdict`. Without an explicit
+    conclusion the last informal verdict is the judge's ("Response 1 is better at detail, but
+    Response 2 is better overall" is 2); without any verdict, LLaVA-Bench-style leading scores
+    decide."""
+    explicit = _verdicts(gpt, VERDICTS[:EXPLICIT_VERDICTS])
+    informal = _verdicts(gpt, VERDICTS[EXPLICIT_VERDICTS:])
+    if explicit:
+        last_position, choice = max(explicit)
+        later = {c for position, c in informal if position > last_position}
+        if len({c for _, c in explicit} | later) > 1:
+            raise RecordError("ambiguous_verdict", _contradiction(explicit, informal))
+        return choice
+    if informal:
+        return informal[-1][1]
     scores = LEADING_SCORES.match(gpt)
     if scores:
         first, second = float(scores.group(1)), float(scores.group(2))
         return "tie" if first == second else ("1" if first > second else "2")
     raise RecordError("unparseable_verdict", "found no verdict in the gpt turn")
+
+
+def _verdicts(gpt: str, patterns: list[tuple[re.Pattern, str | None]]) -> list[tuple[int, str]]:
+    found = []
+    for pattern, fixed in patterns:
+        for match in pattern.finditer(gpt):
+            choice = fixed or CHOICE_WORDS[(match.group("c") or match.groupdict().get("d")).lower()]
+            found.append((match.start(), choice))
+    return sorted(found)
+
+
+def _contradiction(explicit: list[tuple[int, str]], informal: list[tuple[int, str]]) -> str:
+    stated = ", ".join(choice for _, choice in sorted(explicit + informal))
+    return f"the judgement states different verdicts ({stated})"
 
 
 def parse_score(gpt: str, human: str) -> tuple[float, int]:
