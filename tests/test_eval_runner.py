@@ -332,3 +332,30 @@ def test_cli_reports_a_bad_flag_value_as_an_error_exit(tmp_path) -> None:
     from mmcritic.cli import main
 
     assert main(["eval", f"--model={REPLAY}", "--tasks=nope", f"--output={tmp_path}"]) == 2
+
+
+def test_critic_verdicts_stated_in_words_are_read_and_counted(tmp_path, eval_data) -> None:
+    responses = [
+        "The first answer names the right colour.\nOverall Judgment: Answer 1 is better",
+        "<think>Answer 1 looks fine at first.</think> Answer 2 is better.",
+        "**Final verdict:** [[A]]",
+        "I cannot decide.",
+    ]
+    replay = tmp_path / "phrased.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task": "vl_rewardbench", "doc_id": i, "response": text}) + "\n"
+            for i, text in enumerate(responses)
+        )
+    )
+
+    results = run_eval(_options(tmp_path, eval_data, ["vl_rewardbench"], model=f"replay:{replay}"))
+
+    lines = _lines(samples_path(tmp_path / "out", "vl_rewardbench"))
+    assert [line["parsed"] for line in lines] == ["1", "2", "1", None]
+    assert [line["verdict_source"] for line in lines] == ["phrase", "phrase", "phrase", None]
+    assert results["tasks"]["vl_rewardbench"]["verdict_sources"] == {
+        "box": 0,
+        "phrase": 3,
+        "unreadable": 1,
+    }

@@ -190,9 +190,22 @@ def test_math_equal_uses_mathematical_equivalence(
 
 @pytest.mark.parametrize(
     ("answer", "expected"),
-    [("Yes", "yes"), ("no.", "no"), ("No, yes", "no"), ("Nope", None), ("yesterday", None)],
+    [
+        ("Yes", "yes"),
+        ("no.", "no"),
+        ("No, yes", "no"),
+        ("Nope", "no"),
+        ("Not really.", "no"),
+        ("It is not the tallest building.", "no"),
+        ("**Correct.**", "yes"),
+        ("The answer is no.", "no"),
+        ("I cannot tell from the image.", "unclear"),
+        ("Not sure.", "unclear"),
+        ("yesterday", None),
+        ("", None),
+    ],
 )
-def test_yes_no_takes_the_first_whole_word(answer: str, expected: str | None) -> None:
+def test_yes_no_reads_the_committed_answer(answer: str, expected: str | None) -> None:
     assert yes_no(answer) == expected
 
 
@@ -270,3 +283,60 @@ def test_scaling_curves_score_each_strategys_pick_and_the_oracle() -> None:
         "knockout": {"1": 0.5, "2": 0.5, "4": 0.5},
         "oracle": {"1": 0.5, "2": 1.0, "4": 1.0},
     }
+
+
+# The classes of misreading a careful grader would not make, one case or more each.
+LETTER_CASES = [
+    ("The correct choice is:\n\n**A**", ["cat", "dog", "bird", "fish"], "A"),
+    ("B\nBecause the dog is on the left.", ["cat", "dog", "bird", "fish"], "B"),
+    ("D. A and B", ["A only", "B only", "neither", "A and B"], "D"),
+    (
+        "C\nBecause both the red one and the blue one are round.",
+        ["the red one", "the blue one", "both", "neither"],
+        "C",
+    ),
+    ('{"answer": "A"}', ["yes", "no", "maybe", "unknown"], "A"),
+    ('```json\n{"answer": "C"}\n```', ["yes", "no", "maybe", "unknown"], "C"),
+    ("I cannot determine the weather from this image at all.", ["yes", "no"], None),
+    ("The answer is: Is it raining?", ["Is it raining?", "Is it sunny?"], "A"),
+    ("Ｂ", ["cat", "dog"], "B"),
+]
+
+
+@pytest.mark.parametrize(("response", "options", "expected"), LETTER_CASES)
+def test_letter_reader_reads_the_committed_option(response, options, expected) -> None:
+    letters = [chr(ord("A") + i) for i in range(len(options))]
+    assert choice_letter(final_answer(response), letters, options) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "expected"),
+    [
+        ("There are 16 bars in the chart, the value asked for is 14.", "16", False),
+        ("There are 16 bars in the chart, the value asked for is 14.", "14", True),
+        ("The height is 16 m.\nSo the answer is 14", "16", False),
+        ("The compound is sodium chloride, which dissolves.", "sodium chloride", True),
+        ("12.5", "12.50", True),
+    ],
+)
+def test_mmmu_open_answers_match_the_stated_answer_only(response, gold, expected) -> None:
+    assert open_match(final_answer(response), gold) is expected
+
+
+def test_docvqa_keeps_currency_signs_and_divides_by_raw_lengths() -> None:
+    assert anls(final_answer("$25.00"), ["$25.00"]) == 1.0
+    assert anls(final_answer("The total is $25.00."), ["$25.00"]) == 0.0
+    # the official script: distance on collapsed strings, length of the raw strings
+    assert anls("a  b", ["a b"]) == 1.0
+    assert anls("ab  c", ["abc"]) == pytest.approx(1 - 1 / 5)
+
+
+def test_ocrbench_folds_fullwidth_text_and_keeps_formula_case() -> None:
+    assert substring_match("ＳＴＯＰ", ["STOP"])
+    assert substring_match("The sign says\nSTOP", ["stop"])
+    assert not substring_match("x^2+1", ["X^2+1"], ignore_spaces=True)
+    assert substring_match("X ^ 2 + 1", ["X^2+1"], ignore_spaces=True)
+
+
+def test_chartqa_reads_a_boxed_latex_percent() -> None:
+    assert relaxed_match(final_answer("<think>x</think>\\boxed{23\\%}"), "23")

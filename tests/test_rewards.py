@@ -191,6 +191,8 @@ VERDICT_CASES = [
     ("<think>a</think> \\boxed{x=3} so \\boxed{2}", "2", "ok"),
     ("no closing think tag but reasoning</think> \\boxed{1}", "1", "ok"),
     ("<think>a</think> \\boxed{\\text{tie}}", "tie", "ok"),
+    ("<think>a</think> \\boxed{2.0}", "2", "ok"),
+    ("<think>a</think> \\boxed{01}", "1", "ok"),
 ]
 
 
@@ -207,6 +209,8 @@ VERDICT_CASES = [
         "non-verdict-box-does-not-conflict",
         "template-opened-think",
         "tie",
+        "decimal-index",
+        "zero-padded-index",
     ],
 )
 def test_verdict_is_last_box_after_think(text, choice, reason):
@@ -232,6 +236,7 @@ def test_box_only_inside_think_is_no_verdict(text, reason):
     [
         ("<think>a</think> \\boxed{1} \\boxed{2}", "conflicting_boxes"),
         ("<think>a</think> \\boxed{1} \\boxed{tie} \\boxed{1}", "conflicting_boxes"),
+        ("<think>a</think>\\boxed{1}</think>\\boxed{2}", "conflicting_boxes"),
         ("<think>still thinking \\boxed{2}", "unclosed_think"),
         ("<think>a</think> the answer is 2", "no_box"),
         ("", "no_box"),
@@ -242,6 +247,7 @@ def test_box_only_inside_think_is_no_verdict(text, reason):
     ids=[
         "two-different-verdicts",
         "different-then-repeated",
+        "different-verdicts-around-a-stray-think-close",
         "unclosed-think",
         "no-box",
         "empty",

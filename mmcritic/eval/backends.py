@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mmcritic.eval.data import model_media
 from mmcritic.eval.tasks import CriticTask, Pair, PolicyTask, Problem
 from mmcritic.inference.self_critique import Strategy
-from mmcritic.rewards.parsing import parse_verdict
+from mmcritic.rewards.parsing import parse_judgement
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
@@ -44,7 +44,8 @@ class PolicyOutput:
 @dataclass(frozen=True)
 class CriticOutput:
     """A verdict in the published order ("1", "2", "tie" or None); with both orders, the
-    verdict on the swapped pair mapped back so "1" still means response 1."""
+    verdict on the swapped pair mapped back so "1" still means response 1. `source` says how
+    the verdict was read: "box", "phrase" (stated in words, no box) or None (unreadable)."""
 
     verdict: str | None
     raw: str
@@ -52,6 +53,27 @@ class CriticOutput:
     swapped_verdict: str | None = None
     swapped_raw: str | None = None
     both_orders: bool = False
+    source: str | None = None
+    swapped_source: str | None = None
+
+
+def critic_output(raw: str, swapped_raw: str | None = None) -> CriticOutput:
+    """Reads a critic's text (and its text for the swapped pair) the way evaluation reads
+    verdicts: `parse_judgement`, a box or else a verdict stated in words."""
+    first = parse_judgement(raw)
+    if swapped_raw is None:
+        return CriticOutput(first.choice, raw, first.reason, source=first.source)
+    swapped = parse_judgement(swapped_raw)
+    return CriticOutput(
+        first.choice,
+        raw,
+        first.reason,
+        SWAP[swapped.choice],
+        swapped_raw,
+        both_orders=True,
+        source=first.source,
+        swapped_source=swapped.source,
+    )
 
 
 class Backend(Protocol):
@@ -135,18 +157,7 @@ class ModelBackend:
         pairs = [(sample_media(sample, task.max_frames), sample.item) for sample in samples]
         items = [(media, p.question, p.response_1, p.response_2) for media, p in pairs]
         judged = self.critic.compare_many(items, both_orders=both_orders)
-        return [_critic_output(comparison) for comparison in judged]
-
-
-def _critic_output(comparison: Any) -> CriticOutput:
-    return CriticOutput(
-        comparison.verdict,
-        comparison.raw,
-        comparison.reason,
-        comparison.swapped_verdict,
-        comparison.swapped_raw,
-        comparison.both_orders,
-    )
+        return [critic_output(c.raw, c.swapped_raw if c.both_orders else None) for c in judged]
 
 
 def sample_media(sample: Sample, max_frames: int | None) -> list[Media]:
@@ -185,23 +196,14 @@ class ReplayBackend:
 
     def _verdict(self, task: str, doc_id: int, both_orders: bool) -> CriticOutput:
         line = self._line(task, doc_id)
-        first = parse_verdict(str(line["response"]))
         if not both_orders:
-            return CriticOutput(first.choice, str(line["response"]), first.reason)
+            return critic_output(str(line["response"]))
         if "swapped_response" not in line:
             raise ValueError(
                 f"{self.path}: task {task} doc_id {doc_id} has no swapped_response, which "
                 "--both-orders needs"
             )
-        swapped = parse_verdict(str(line["swapped_response"]))
-        return CriticOutput(
-            first.choice,
-            str(line["response"]),
-            first.reason,
-            SWAP[swapped.choice],
-            str(line["swapped_response"]),
-            both_orders=True,
-        )
+        return critic_output(str(line["response"]), str(line["swapped_response"]))
 
 
 def _read_replay(path: Path) -> dict[tuple[str, int], dict[str, Any]]:

@@ -404,7 +404,7 @@ def _hallusion_problem(row: Row) -> Problem:
 def _hallusion_score(answer: str, problem: Problem) -> Scored:
     parsed = yes_no(answer)
     no_figure = problem.meta["category"] == "VS" and str(problem.meta["figure_id"]) == "0"
-    right = parsed == problem.target or (parsed is None and no_figure)
+    right = parsed == problem.target or (parsed == "unclear" and no_figure)
     return Scored(parsed, float(right))
 
 
@@ -426,8 +426,9 @@ HALLUSIONBENCH = PolicyTask(
     score=_hallusion_score,
     aggregate=metrics.hallusionbench,
     scoring=(
-        "rule-based yes/no reading in place of HallusionBench's GPT-4 judge; an answer with "
-        "neither word counts as 'unclear' (right only for questions asked without their figure)"
+        "rule-based yes/no reading in place of HallusionBench's GPT-4 judge; an answer that "
+        "says it cannot tell counts as 'unclear' (right only for questions asked without their "
+        "figure); one that says nothing readable is wrong"
     ),
     judged_upstream=True,
 )

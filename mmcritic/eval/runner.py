@@ -272,6 +272,7 @@ def _critic_record(sample: Sample, output: CriticOutput) -> dict[str, Any]:
         "response": output.raw,
         "parsed": output.verdict,
         "reason": output.reason,
+        "verdict_source": output.source,
         "correct": correct,
         "score": float(correct),
     }
@@ -279,6 +280,7 @@ def _critic_record(sample: Sample, output: CriticOutput) -> dict[str, Any]:
         record |= {
             "swapped_response": output.swapped_raw,
             "swapped_parsed": output.swapped_verdict,
+            "swapped_verdict_source": output.swapped_source,
             "swapped_correct": output.swapped_verdict == pair.truth,
             "position_consistent": output.verdict in ("1", "2")
             and output.verdict == output.swapped_verdict,
@@ -290,7 +292,7 @@ def _task_result(
     task: Task, options: EvalOptions, records: Sequence[dict[str, Any]], location: str | None
 ) -> dict[str, Any]:
     judged = any("rule_score" in record for record in records)
-    return {
+    result = {
         "kind": task.kind,
         "metrics": task.aggregate(records) if records else {},
         "n_samples": len(records),
@@ -302,6 +304,20 @@ def _task_result(
             "configs": [c for c in task.dataset.configs if c],
         },
     }
+    if task.kind == "critic":
+        result["verdict_sources"] = verdict_sources(records)
+    return result
+
+
+def verdict_sources(records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How the critic's verdicts were read, over every judged order: `box`, `phrase` (stated in
+    words, no box) or `unreadable`, so a score earned from phrased verdicts is visible."""
+    counts = {"box": 0, "phrase": 0, "unreadable": 0}
+    for record in records:
+        for key in ("verdict_source", "swapped_verdict_source"):
+            if key in record:
+                counts[record[key] or "unreadable"] += 1
+    return counts
 
 
 class SampleLog:

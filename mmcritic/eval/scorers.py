@@ -10,9 +10,12 @@ import ast
 import math
 from collections.abc import Sequence
 
-from mmcritic.eval.answers import Number, choice_letter, extract_numbers, parse_number
+from mmcritic.eval.answers import Number, choice_letter, extract_numbers, fold, parse_number
 
 ANLS_THRESHOLD = 0.5
+# MMMU eval_utils.py `get_key_subresponses`
+_KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
+_TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 RELAXED_TOLERANCE = 0.05
 
 
@@ -70,15 +73,16 @@ def _within(predicted: Number, expected: Number, tolerance: float) -> bool:
 def anls(prediction: str, targets: Sequence[str], threshold: float = ANLS_THRESHOLD) -> float:
     """Average Normalized Levenshtein Similarity for one question (DocVQA, InfoVQA).
 
-    Biten et al., "Scene Text Visual Question Answering", ICCV 2019, as the DocVQA evaluation
-    script and lmms-eval compute it: after lower-casing and collapsing whitespace, the best
-    target's similarity `1 - edit distance / longer length`, set to 0 when below `threshold`.
+    Biten et al., "Scene Text Visual Question Answering", ICCV 2019, exactly as the DocVQA
+    evaluation script and lmms-eval's `anls` compute it: the edit distance between the
+    lower-cased, whitespace-collapsed strings, divided by the longer of the two *raw* strings;
+    the best target's similarity `1 - that`, set to 0 when below `threshold`.
     """
     predicted = " ".join(prediction.strip().lower().split())
     best = 0.0
     for target in targets:
         expected = " ".join(str(target).strip().lower().split())
-        longest = max(len(predicted), len(expected))
+        longest = max(len(str(target)), len(prediction))
         best = max(best, 1.0 - levenshtein(predicted, expected) / longest if longest else 1.0)
     return best if best >= threshold else 0.0
 
@@ -103,11 +107,15 @@ def closest_option(prediction: str, options: Sequence[str]) -> str:
 
 
 def open_match(prediction: str, target: str | Sequence[str]) -> bool:
-    """MMMU's `eval_open`: a numeric target matches any number in the prediction rounded to two
-    decimals; a text target matches when it occurs in the lower-cased prediction (a one-letter
-    target only as a word). A target written as a Python list means "any of these"."""
-    lowered = f" {prediction.strip().lower()} "
-    numbers = {round(number, 2) for number in extract_numbers(prediction)}
+    """MMMU's `eval_open` on the answer its `parse_open_response` finds: the part after the last
+    key phrase ("is ", "so ", "therefore ", "answer ", "=" ...) of the response. A numeric target
+    matches a number there rounded to two decimals; a text target matches when it occurs there
+    (a one-letter target only as a word). A target written as a Python list means "any of
+    these". One deliberate difference: MMMU keeps the key part of every line, so a number from
+    the reasoning ("There are 16 bars.\nSo the answer is 14.") can match; here only the last
+    line that has a key part counts, as a careful grader reads the stated answer."""
+    key = f" {mmmu_key_answer(prediction)} "
+    numbers = {round(number, 2) for number in extract_numbers(key)}
     for gold in _targets(target):
         value = parse_number(gold) if _is_plain_number(gold) else None
         if value is not None and not value.percent:
@@ -115,9 +123,23 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
                 return True
             continue
         text = gold.strip().lower()
-        if (len(text) == 1 and f" {text} " in lowered) or (len(text) > 1 and text in lowered):
+        if (len(text) == 1 and f" {text} " in key) or (len(text) > 1 and text in key):
             return True
     return False
+
+
+def mmmu_key_answer(response: str) -> str:
+    """The key part of a free answer, after MMMU's `get_key_subresponses`: per line, the text
+    after the indicator that leaves the shortest tail; the last line that has one."""
+    lines = response.strip().strip(".").lower().split("\n")
+    key = None
+    for index, line in enumerate(lines):
+        indicators = _KEY_INDICATORS + (("=",) if index == len(lines) - 1 else ())
+        tails = [line.split(word)[-1].strip() for word in indicators if word in line]
+        tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
+        if tails:
+            key = min(tails, key=len)
+    return key if key is not None else response.strip().lower()
 
 
 def _targets(target: str | Sequence[str]) -> list[str]:
@@ -151,18 +173,20 @@ def _squash(text: str) -> str:
 
 
 def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool = False) -> bool:
-    """OCRBench: a target contained in the lower-cased prediction; handwritten-formula items
-    (HME100k) compare with all spaces removed. Follows lmms-eval's ocrbench utils."""
-    predicted = " ".join(prediction.lower().split())
-    if ignore_spaces:
-        predicted = predicted.replace(" ", "")
-    for target in targets:
-        expected = " ".join(str(target).lower().split())
-        if ignore_spaces:
-            expected = expected.replace(" ", "")
-        if expected and expected in predicted:
-            return True
-    return False
+    """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
+    spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept
+    (`X^2` is not `x^2`). Follows lmms-eval's ocrbench utils, with Unicode compatibility
+    folding added so fullwidth text (`ＳＴＯＰ`) reads as what it shows."""
+    predicted = _ocr_form(prediction, ignore_spaces)
+    return any(
+        (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
+        for target in targets
+    )
+
+
+def _ocr_form(text: str, formula: bool) -> str:
+    text = fold(text).strip().replace("\n", " ")
+    return text.replace(" ", "") if formula else " ".join(text.lower().split())
 
 
 def letter_score(

@@ -37,6 +37,7 @@ _STRIPPED = str.maketrans("", "", "$*`")
 _NOUN = r"(?:response|answer|assistant|option|candidate|output|model)"
 _INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab])\)?")
 _ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|one))?")
+_NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
 _COMPARISON = re.compile(r"(?P<l>[12ab])\s*(?P<op>>>?|<<?|=)\s*(?P<r>[12ab])")
 _TIE = re.compile(
     r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
@@ -117,6 +118,7 @@ def normalize_choice(raw: str) -> str | None:
     `\\boxed{}`, `\\fbox{}`), and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
     What remains must be one of:
 
+    - the number 1 or 2 in any notation: `2.0`, `02`, `+1`;
     - an index, optionally after "the" and a noun (response, answer, assistant, option,
       candidate, output, model) and `#`, optionally followed by `)`: `2`, `Response 2`,
       `Assistant B`, `Option #1`, `2)`; the letters A and B mean 1 and 2;
@@ -133,6 +135,9 @@ def normalize_choice(raw: str) -> str | None:
     if len(raw) > MAX_VERDICT_CHARS:
         return None
     core = _strip_decoration(raw)
+    number = _NUMERIC_INDEX.fullmatch(core)
+    if number:
+        return number.group("i")
     for pattern in (_INDEX, _ORDINAL):
         match = pattern.fullmatch(core)
         if match:
@@ -175,15 +180,19 @@ def _compare(left: str, op: str, right: str) -> str | None:
 
 
 def parse_verdict(text: str) -> Verdict:
-    """The critic's verdict: the last box after the think block.
+    """The critic's verdict: the box after the think block.
 
     Boxes inside the think block are drafts, so they never count; an opened but unclosed think
-    block means the model never finished thinking. Boxes after the block that normalise to two
-    different verdicts are a hedge and give no verdict; repeating the same verdict is fine."""
+    block means the model never finished thinking. The block ends at its first `</think>`:
+    after it comes the answer, where a further complete `<think>...</think>` block is another
+    draft and a stray `</think>` is text. Boxes in the answer that normalise to two different
+    verdicts are a hedge and give no verdict (`<think>a</think>\\boxed{1}</think>\\boxed{2}`);
+    repeating the same verdict is fine."""
     text = normalize_tags(text)
-    close = text.rfind(THINK_CLOSE)
+    close = text.find(THINK_CLOSE)
     if close >= 0:
-        answer, thinking = text[close + len(THINK_CLOSE) :], text[:close]
+        answer = _without_think_blocks(text[close + len(THINK_CLOSE) :])
+        thinking = text[:close]
     elif THINK_OPEN in text:
         return Verdict(None, None, "unclosed_think")
     else:
@@ -193,6 +202,19 @@ def parse_verdict(text: str) -> Verdict:
         reason: Reason = "box_only_in_think" if boxed_contents(thinking) else "no_box"
         return Verdict(None, None, reason)
     return _verdict_from_boxes(boxes)
+
+
+def _without_think_blocks(text: str) -> str:
+    """The text with every complete `<think>...</think>` block cut out; linear time."""
+    kept, position = [], 0
+    while (start := text.find(THINK_OPEN, position)) >= 0:
+        end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
+        if end < 0:
+            break
+        kept.append(text[position:start])
+        position = end + len(THINK_CLOSE)
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _verdict_from_boxes(boxes: list[str]) -> Verdict:
@@ -219,3 +241,51 @@ def has_think_box_format(text: str) -> bool:
         return False
     box = text.find(BOX_OPEN, close + len(THINK_CLOSE))
     return box >= 0 and text.find("}", box + len(BOX_OPEN)) >= 0
+
+
+# Verdicts stated in words, as judge prompts ask for them (VL-RewardBench: "Overall Judgment:
+# Answer X is better"; Multimodal RewardBench and MT-Bench: "[[A]]") and critics write them.
+_WHO = r"(?:answer|response|assistant|output|candidate|option)\s*#?\s*"
+_PHRASED_VERDICTS = re.compile(
+    r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
+    r"|(?:final\s+)?verdict\s*[:：][\s*]*(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
+    r"|\[\[\s*(?P<c>[12ab])\s*\]\]"
+    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+is\s+(?:clearly\s+|slightly\s+|overall\s+|much\s+)?"
+    r"(?:the\s+)?(?:better|superior|preferred|stronger)"
+    r"|\b(?:the\s+)?(?P<e>first|second)\s+(?:answer|response|one)\s+is\s+(?:clearly\s+)?"
+    r"(?:the\s+)?(?:better|superior|preferred|stronger)"
+    r"|\bprefer\s+(?:the\s+)?(?:"
+    + _WHO
+    + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
+    r"|\bbetter\s+(?:answer|response)\s+is\s*[:：]?[\s*]*(?:the\s+)?(?:" + _WHO + r")?\[?"
+    r"(?P<h>[12ab]|first|second)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A critic's verdict read for evaluation, and how: `box` (the training format) or
+    `phrase` (a verdict stated in words where no box is given); `reason` as `Verdict`'s."""
+
+    choice: str | None
+    source: Literal["box", "phrase"] | None
+    reason: Reason
+
+
+def parse_judgement(text: str) -> Judgement:
+    """The verdict of a critic under evaluation: the boxed verdict exactly as `parse_verdict`
+    reads it (training rewards read nothing else), or, when the answer holds no box at all, the
+    last verdict it states in words ("Overall Judgment: Answer 1 is better", "[[B]]",
+    "Response 2 is better"). Draft verdicts inside a think block never count."""
+    verdict = parse_verdict(text)
+    if verdict.reason != "no_box":
+        return Judgement(verdict.choice, "box" if verdict.ok else None, verdict.reason)
+    text = normalize_tags(text)
+    close = text.find(THINK_CLOSE)
+    answer = _without_think_blocks(text[close + len(THINK_CLOSE) :] if close >= 0 else text)
+    stated = list(_PHRASED_VERDICTS.finditer(answer[-20_000:]))
+    if not stated:
+        return Judgement(None, None, "no_box")
+    word = next(group for group in stated[-1].groups() if group).lower()
+    return Judgement(_INDEX_MEANING[word], "phrase", "ok")
