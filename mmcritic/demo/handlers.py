@@ -5,7 +5,9 @@ Every handler returns (or yields) a view whose fields are, in order, the tab's o
 components, so the page is a thin layout over these functions and they can be tested without a
 browser. Nothing a visitor sends or a model writes ends in an exception: bad inputs, unreadable
 model output and model failures all become a message in the view's `status` field, also passed
-to `notify` so the page can pop it up.
+to `notify` so the page can pop it up. The page runs events without Gradio's preprocessing, so
+every argument is whatever JSON an API caller sent: each is type-checked here, the cheap fields
+first, and the image is opened last, only if it is a file Gradio received as an upload.
 """
 
 from __future__ import annotations
@@ -13,19 +15,24 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NamedTuple
+
+from PIL import Image
 
 from mmcritic.demo.inputs import (
     MAX_ANSWER_CHARS,
     MAX_CANDIDATES,
+    MAX_IMAGE_PIXELS,
     MAX_QUESTION_CHARS,
     MIN_CANDIDATES,
     InputError,
     load_image,
     require_count,
+    require_flag,
     require_positive,
     require_text,
-    uploaded_path,
+    uploaded_file,
 )
 from mmcritic.demo.model import DemoModel
 from mmcritic.inference import BestOfN, Comparison, Score
@@ -45,7 +52,6 @@ UNREADABLE = {
 }
 MAX_SEED = 2**31 - 1
 MAX_TEMPERATURE = 2.0
-Upload = dict[str, Any] | str | None
 
 
 class CompareView(NamedTuple):
@@ -73,37 +79,39 @@ def _no_candidates() -> BestOfNView:
 
 
 class DemoApp:
-    """The three tabs' behaviour over one `DemoModel`; `notify` receives every problem message
-    (the page passes `gr.Warning`, so it pops up as well as staying in the status line)."""
+    """The three tabs' behaviour over one `DemoModel`.
 
-    def __init__(self, model: DemoModel, notify: Callable[[str], Any] = logger.warning):
+    Images are opened only from `upload_dir`, the folder where Gradio keeps what it received
+    (see `uploaded_file`), and only when at most `max_pixels` large. `notify` receives every
+    problem message (the page passes `gr.Warning`, so it pops up as well as staying in the
+    status line)."""
+
+    def __init__(
+        self,
+        model: DemoModel,
+        upload_dir: Path,
+        notify: Callable[[str], Any] = logger.warning,
+        max_pixels: int = MAX_IMAGE_PIXELS,
+    ):
         self.model = model
+        self.upload_dir = upload_dir
         self.notify = notify
+        self.max_pixels = max_pixels
 
     def compare(
-        self,
-        image: Upload,
-        question: str | None,
-        answer_a: str | None,
-        answer_b: str | None,
-        both_orders: bool,
+        self, image: Any, question: Any, answer_a: Any, answer_b: Any, both_orders: Any
     ) -> Iterator[CompareView]:
         """Streams the rationale(s) while the critic writes, then the verdict and agreement."""
         yield from self._guarded(
             self._compare, CompareView, image, question, answer_a, answer_b, both_orders
         )
 
-    def score(self, image: Upload, question: str | None, answer: str | None) -> Iterator[ScoreView]:
+    def score(self, image: Any, question: Any, answer: Any) -> Iterator[ScoreView]:
         """Streams the rationale, then the score on the critic's scale."""
         yield from self._guarded(self._score, ScoreView, image, question, answer)
 
     def best_of_n(
-        self,
-        image: Upload,
-        question: str | None,
-        n: float | None,
-        temperature: float | None,
-        seed: float | None,
+        self, image: Any, question: Any, n: Any, temperature: Any, seed: Any
     ) -> Iterator[BestOfNView]:
         """Samples `n` answers, shows them, then shows the knockout bracket and its winner."""
         yield from self._guarded(
@@ -113,34 +121,38 @@ class DemoApp:
     def _guarded(
         self, handler: Callable[..., Iterator[Any]], empty: Callable[[], Any], *args: Any
     ) -> Iterator[Any]:
-        """Runs a handler; an `InputError` or a model failure becomes the view's status."""
+        """Runs a handler; an `InputError` or a model failure becomes the view's status. A
+        failure's own text stays in the server log: it can name server paths and says nothing
+        a visitor can act on."""
         try:
             yield from handler(*args)
         except InputError as err:
             yield empty()._replace(status=self._problem(str(err)))
         except Exception as err:
             logger.exception("the model failed")
-            message = f"The model failed on this input ({type(err).__name__}: {err})."
+            message = (
+                f"The model failed on this input ({type(err).__name__}). Try again with a "
+                "smaller image or shorter text; the server log has the details."
+            )
             yield empty()._replace(status=self._problem(message))
 
     def _problem(self, message: str) -> str:
         self.notify(message)
         return f"**Warning:** {message}"
 
+    def _image(self, payload: Any) -> Image.Image:
+        return load_image(uploaded_file(payload, self.upload_dir), self.max_pixels)
+
     def _compare(
-        self,
-        image: Upload,
-        question: str | None,
-        answer_a: str | None,
-        answer_b: str | None,
-        both_orders: bool,
+        self, image: Any, question: Any, answer_a: Any, answer_b: Any, both_orders: Any
     ) -> Iterator[CompareView]:
-        picture = load_image(uploaded_path(image))
         question = require_text(question, "question", MAX_QUESTION_CHARS)
         answer_a = require_text(answer_a, "answer A", MAX_ANSWER_CHARS)
         answer_b = require_text(answer_b, "answer B", MAX_ANSWER_CHARS)
+        both = require_flag(both_orders, '"Judge both orders"')
+        picture = self._image(image)
         started = time.perf_counter()
-        for step in self.model.compare(picture, question, answer_a, answer_b, bool(both_orders)):
+        for step in self.model.compare(picture, question, answer_a, answer_b, both):
             if isinstance(step, Comparison):
                 yield self._compared(step, time.perf_counter() - started)
             else:
@@ -161,12 +173,10 @@ class DemoApp:
             _orders_text(texts), _verdict_name(comparison), _agreement(comparison), status
         )
 
-    def _score(
-        self, image: Upload, question: str | None, answer: str | None
-    ) -> Iterator[ScoreView]:
-        picture = load_image(uploaded_path(image))
+    def _score(self, image: Any, question: Any, answer: Any) -> Iterator[ScoreView]:
         question = require_text(question, "question", MAX_QUESTION_CHARS)
         answer = require_text(answer, "answer", MAX_ANSWER_CHARS)
+        picture = self._image(image)
         started = time.perf_counter()
         for step in self.model.score(picture, question, answer):
             if isinstance(step, Score):
@@ -187,18 +197,13 @@ class DemoApp:
         )
 
     def _best_of_n(
-        self,
-        image: Upload,
-        question: str | None,
-        n: float | None,
-        temperature: float | None,
-        seed: float | None,
+        self, image: Any, question: Any, n: Any, temperature: Any, seed: Any
     ) -> Iterator[BestOfNView]:
-        picture = load_image(uploaded_path(image))
         question = require_text(question, "question", MAX_QUESTION_CHARS)
         count = require_count(n, "number of candidates", MIN_CANDIDATES, MAX_CANDIDATES)
         seed_value = require_count(seed, "seed", 0, MAX_SEED)
         heat = require_positive(temperature, "temperature", MAX_TEMPERATURE)
+        picture = self._image(image)
         started = time.perf_counter()
         yield BestOfNView([], [], status=f"Sampling {count} answers...")
         answers = self.model.answers(picture, question, count, heat, seed_value)

@@ -1,13 +1,15 @@
 """The Gradio page: three tabs laid over `DemoApp`, their examples, and safe launch settings.
 
-Safety rests on Gradio's defaults, kept on purpose: no `allowed_paths`, so the server hands out
-only files it created (uploads, example images it copied into its cache), and inputs are
-accepted only as files uploaded to it, so an API call cannot name a path on the server. Events
-run with `preprocess=False`: the handlers get the uploaded file's path and the raw numbers and
-check them themselves, so a file that is not an image, or a number out of range sent through
-the API, gets a message rather than Gradio's bare error. The queue runs one model call at a time
-(the three endpoints share one concurrency group) and refuses requests beyond `MAX_QUEUE`
-instead of piling them up.
+Serving rests on Gradio's defaults, kept on purpose: no `allowed_paths`, so the server hands
+out only files it created (uploads, example images it copied into its upload folder), and no
+error texts (`show_error=False`), which can name server paths. Events run with
+`preprocess=False`: the handlers get the raw JSON of each input and check it themselves, so a
+wrong type, a number out of range or a file that is not an image gets a message rather than
+Gradio's bare error. That also means Gradio does not check every image path: a file object sent
+without Gradio's `meta` marker reaches the handler unchecked, so `DemoApp` opens only files
+inside Gradio's upload folder (`uploaded_file`). The queue runs one model call at a time (the
+three endpoints share one concurrency group) and refuses requests beyond `MAX_QUEUE` instead of
+piling them up.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 try:
     import gradio as gr
+    from gradio.utils import get_upload_folder
 except ImportError as err:
     raise ImportError(
         "the demo needs Gradio; install it with `pip install 'mmcritic[demo]'`"
@@ -30,6 +33,7 @@ from mmcritic.demo.inputs import (
     MAX_ANSWER_CHARS,
     MAX_CANDIDATES,
     MAX_IMAGE_BYTES,
+    MAX_IMAGE_PIXELS,
     MAX_QUESTION_CHARS,
     MIN_CANDIDATES,
 )
@@ -50,11 +54,24 @@ def create_demo(
     device: str = "auto",
     max_new_tokens: int = 512,
     examples_dir: Path | None = None,
+    max_image_pixels: int = MAX_IMAGE_PIXELS,
 ) -> gr.Blocks:
     """Loads the model, draws the example images (into a new temporary folder unless
-    `examples_dir` is given) and builds the page."""
-    app = DemoApp(DemoModel.load(model_path, device, max_new_tokens), notify=gr.Warning)
+    `examples_dir` is given) and builds the page. Images above `max_image_pixels` are refused
+    before decoding."""
+    app = DemoApp(
+        DemoModel.load(model_path, device, max_new_tokens),
+        upload_folder(),
+        notify=gr.Warning,
+        max_pixels=max_image_pixels,
+    )
     return build_demo(app, write_examples(examples_dir), Path(model_path).name or model_path)
+
+
+def upload_folder() -> Path:
+    """Where Gradio stores uploads and its copies of the examples: `GRADIO_TEMP_DIR`, else
+    `gradio` in the system temp folder. Gradio's own check on file inputs uses this folder."""
+    return Path(get_upload_folder())
 
 
 def build_demo(app: DemoApp, examples: list[Example], model_name: str) -> gr.Blocks:
@@ -200,6 +217,7 @@ def launch(
         share=share,
         prevent_thread_lock=True,
         max_file_size=MAX_IMAGE_BYTES,
+        show_error=False,  # Gradio's error texts can name server paths; they stay in the log
         ssr_mode=False,  # served by Python alone; server-side rendering would start Node.js
         quiet=True,
     )
