@@ -151,9 +151,9 @@ def lmms_eval_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement | N
 
 
 def _lmms_mmstar():
-    from lmms_eval.tasks.mmstar.utils import exact_match
+    from lmms_eval.tasks.mmstar.utils import mmstar_process_results
 
-    return lambda row, response: exact_match(response, row["answer"])
+    return lambda row, response: mmstar_process_results(row, [response])["average"]["score"]
 
 
 def _lmms_ocrbench():
