@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
+
 Handler = Callable[[argparse.Namespace], Any]
 
 
@@ -283,8 +285,8 @@ def _add_model_and_media_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-pixels", type=int, help="upper pixel bound per image or frame")
     parser.add_argument("--max-new-tokens", type=int, default=512)
     parser.add_argument("--batch-size", type=int, default=8, help="prompts per generate call")
-    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
-    parser.add_argument("--dtype", default="auto", help="auto, bfloat16, float32, ...")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
+    parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto")
     parser.add_argument("--backend", choices=("transformers", "vllm"), default="transformers")
 
 
@@ -310,7 +312,7 @@ def _add_demo(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, help="default: 7860 or the next free port")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--share", action="store_true", help="also create a public Gradio link")
-    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
     parser.add_argument("--max-new-tokens", type=int, default=512)
     parser.set_defaults(handler=_run_demo)
 
@@ -338,11 +340,21 @@ def _run_eval(args: argparse.Namespace) -> dict[str, Any]:
     return run_eval_command(args, show_progress=not args.quiet)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mmcritic")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mmcritic", description="Train and use multimodal critics with verifiable rewards."
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars, warnings only")
+    parser.add_argument("--version", action="version", version=f"mmcritic {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (
         _add_tiny_model,

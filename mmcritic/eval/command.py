@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
+
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `mmcritic eval`; each maps onto one `EvalOptions` field."""
@@ -35,8 +37,8 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-new-tokens", type=int, default=2048)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
-    parser.add_argument("--dtype", default="auto", help="auto, bfloat16, float32, ...")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
+    parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument(
         "--judge",

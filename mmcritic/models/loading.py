@@ -15,6 +15,7 @@ import torch
 
 from mmcritic.data.media import MediaBudget
 from mmcritic.models.checkpoints import ADAPTER_CONFIG, check_loading_info, load_adapter_strictly
+from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,8 @@ Device = Literal["cpu", "cuda"]
 
 def resolve_device(preference: str) -> Device:
     """`auto` picks the GPU when there is one; asking for cuda without one is an error."""
+    if preference not in DEVICE_CHOICES:
+        raise ValueError(f"device {preference!r} is not one of {DEVICE_CHOICES}")
     if preference == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if preference == "cuda" and not torch.cuda.is_available():
@@ -43,6 +46,8 @@ def resolve_device(preference: str) -> Device:
 
 def resolve_dtype(preference: str, device: Device) -> torch.dtype:
     """bfloat16 on GPUs that support it, float32 on CPU, unless the recipe says otherwise."""
+    if preference not in DTYPE_CHOICES:
+        raise ValueError(f"dtype {preference!r} is not one of {DTYPE_CHOICES}")
     if preference == "auto":
         if device == "cuda" and torch.cuda.is_bf16_supported():
             return torch.bfloat16
