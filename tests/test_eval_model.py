@@ -150,7 +150,8 @@ def test_a_killed_run_resumes_where_it_stopped(tiny_model_dir, eval_data, tmp_pa
         "--tasks=chartqa",
         f"--task-data=chartqa={eval_data['chartqa']}",
         f"--output={out}",
-        "--max-new-tokens=48",
+        # long enough per sample that the kill lands between the first and the last sample
+        "--max-new-tokens=400",
         "--batch-size=1",
         "--device=cpu",
     ]
@@ -158,6 +159,7 @@ def test_a_killed_run_resumes_where_it_stopped(tiny_model_dir, eval_data, tmp_pa
     log = samples_path(out, "chartqa")
     while process.poll() is None and not (log.exists() and log.read_text().count("\n") >= 1):
         time.sleep(0.02)
+    assert process.poll() is None, "the run ended before it could be killed"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     finished = [line for line in log.read_text().splitlines() if line.endswith("}")]

@@ -10,6 +10,7 @@ Nothing here raises on model output.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -44,8 +45,29 @@ _LEADING_YES_NO = re.compile(rf"^(?:(?P<yes>{_YES_WORDS})|(?P<no>{_NO_WORDS}))\b
 _STATED_YES_NO = re.compile(r"\banswer\s+(?:is|would\s+be|:)\s*:?\s*(?P<w>yes|no)\b")
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|isn't|doesn't|aren't))\b")
 _PUNCTUATION = re.compile(r"[^\w\s]")
+_ALTERNATIVE = re.compile(r"\W*(?:,\s*)?or\W*", re.IGNORECASE)
+# what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
+REJECTED_BEFORE = re.compile(
+    r"(?:\bnot|\brather than|\binstead of|\bnor)\s+(?:the\s+|a\s+|an\s+)?$"
+)
+_SEVERAL_LETTERS = re.compile(
+    r"\(?[A-Z]\)?(?:\s*(?:,|and|or|&|/)\s*\(?[A-Z]\)?)+\.?", re.IGNORECASE
+)
 _EDGE_PUNCTUATION = ",.!?;:'\" "
 _MARKUP = str.maketrans("", "", "*$`")
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
+_BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_LATEX_INLINE = re.compile(r"\\[(\[]\s*(.*?)\s*\\[)\]]", re.DOTALL)
+# MMMU eval_utils.py `get_key_subresponses`
+KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
+_TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
+_SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+    "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
+    "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
+}  # fmt: skip
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
@@ -54,20 +76,27 @@ _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option
 
 
 def final_answer(text: str) -> str:
-    """The part of a response that states the answer.
+    """The part of a response that states the answer: `stated_answer`, else all of the answer
+    text. An unclosed think block is then read as answer text rather than discarded: a policy
+    benchmark scores what was said, and lmms-eval's parsers ignore think tags altogether."""
+    stated = stated_answer(text)
+    if stated is not None:
+        return stated
+    # bold stays: in a free answer it marks the stated value (`answer_span`)
+    return clean_latex(_answer_region(text), keep_bold=True)
+
+
+def stated_answer(text: str) -> str | None:
+    """The answer a response marks as such; None when it marks none.
 
     First the last box after the think block, read exactly as `Answer.final_answer` of
-    `mmcritic.inference` reads it. Where that finds none: the text after the last "answer is" /
-    "Answer:" phrase, up to the end of its line; else all of the answer text. An unclosed think
-    block is then read as answer text rather than discarded: a policy benchmark scores what was
-    said, and lmms-eval's parsers ignore think tags altogether.
-    """
+    `mmcritic.inference` reads it; then a box in the answer text; then the `answer` of a JSON
+    object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
+    line."""
     boxed = final_boxed(text)
     if boxed is not None:
         return clean_latex(boxed)
-    text = normalize_tags(text)
-    close = text.rfind(THINK_CLOSE)
-    region = text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
+    region = _answer_region(text)
     boxes = boxed_contents(region)
     if boxes:
         return clean_latex(boxes[-1])
@@ -79,7 +108,13 @@ def final_answer(text: str) -> str:
         tail = region[phrases[-1].end() :].strip().splitlines()
         if tail and tail[0].strip():
             return clean_latex(tail[0]).rstrip(".")
-    return clean_latex(region)
+    return None
+
+
+def _answer_region(text: str) -> str:
+    text = normalize_tags(text)
+    close = text.rfind(THINK_CLOSE)
+    return text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
 
 
 def json_answer(text: str) -> str | None:
@@ -100,7 +135,7 @@ def json_answer(text: str) -> str | None:
     return None
 
 
-def clean_latex(text: str) -> str:
+def clean_latex(text: str, keep_bold: bool = False) -> str:
     """Drops `\\text{}`-style wrappers, math `$...$` delimiters, `*` and backticks, LaTeX's
     `\\%` and outer whitespace. A `$` before a number is a currency sign and stays: `$25.00`
     is DocVQA's answer as printed."""
@@ -108,12 +143,56 @@ def clean_latex(text: str) -> str:
     while previous != text:
         previous, text = text, _TEXT_MACRO.sub(r"\1", text)
     text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
+    if keep_bold:
+        return text.replace("`", "").strip()
     return text.translate(_EMPHASIS).strip()
 
 
 def fold(text: str) -> str:
-    """Unicode compatibility folding: fullwidth `ＳＴＯＰ` and `Ｂ` read as `STOP` and `B`."""
-    return unicodedata.normalize("NFKC", text)
+    """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
+    `6`, and the minus sign `−` as `-`."""
+    return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
+
+
+def answer_span(response: str) -> str:
+    """The part of a free answer that states it, for numeric and mathematical answers: the
+    answer the response marks (box, JSON, "answer is"); else its last bold span holding a digit
+    ("... = **27.8**"); else the value after the last `=` of its last line that has one (an
+    approximation after `≈` included); else the last of MMMU's key tails (the text after "is",
+    "so", ...) that holds a digit; else the whole answer."""
+    stated = stated_answer(response)
+    if stated is not None:
+        return stated
+    region = _answer_region(response)
+    bold = [span for span in _BOLD.findall(region) if re.search(r"\d", fold(span))]
+    if bold:
+        return clean_latex(bold[-1])
+    text = clean_latex(_LATEX_INLINE.sub(r"\1", fold(region)))
+    for line in reversed([line for line in text.splitlines() if line.strip()]):
+        if "=" in line:
+            return line.rsplit("=", 1)[1].strip().rstrip(".").strip()
+    tails = [tail for tail in key_tails(text) if re.search(r"\d", tail)]
+    return tails[-1] if tails else text.strip()
+
+
+def key_tails(text: str) -> list[str]:
+    """MMMU's `get_key_subresponses` per sentence: the text after the key phrase ("is ", "so ",
+    "therefore ", ...) that leaves the shortest tail. Sentences are split before lower-casing,
+    so the split MMMU intends (`. ` before a capital) takes effect."""
+    tails = []
+    for sentence in _SENTENCE.split(text.strip()):
+        lowered = sentence.strip().strip(".").lower()
+        found = [lowered.split(word)[-1].strip() for word in KEY_INDICATORS if word in lowered]
+        found = [tail for tail in found if tail and tail not in _TRIVIAL_TAILS]
+        if found:
+            tails.append(min(found, key=len))
+    return tails
+
+
+def number_word(text: str) -> str:
+    """`Three` and `five.` as digits; other text unchanged."""
+    core = plain_words(text)
+    return NUMBER_WORDS.get(core, text)
 
 
 def option_letters(count: int) -> list[str]:
@@ -122,52 +201,122 @@ def option_letters(count: int) -> list[str]:
 
 
 def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> str | None:
-    """The option a short answer picks; None when it picks none.
+    """The option an answer picks; None when it picks none.
 
-    After folding fullwidth forms and dropping markup, first hit wins:
-    1. the whole answer is a letter (any case);
-    2. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, or `B` alone on
-       its first line ("C\\nBecause both the red one ...") — so an option text that holds a
-       capital one-letter word ("D. A and B") is read as D;
-    3. MMMU's `parse_multi_choice_response` patterns over the answer with line breaks read as
-       spaces: `(B)`, ` B `, ` B.`, ` B)`, ` B:`, each time the letter mentioned last;
-    4. the answer equals an option's text, or (over five words) contains it as whole words,
-       punctuation ignored on both sides; several: the one mentioned last.
+    After folding fullwidth forms and dropping markup, in order:
+    1. the whole answer is a letter (any case), or an option's whole text ("A and B" when that
+       is option D; "five" for an option "5");
+    2. several bare letters ("A, C") are two answers to a one-answer question: none;
+    3. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, or `B` alone on
+       its first line ("C\\nBecause both the red one ...") — so "D. A and B" is D;
+    4. otherwise the option mentioned last, by letter or by its text: letters as MMMU's
+       `parse_multi_choice_response` finds them (`(B)`, ` B `, ` B.`, ` B)`, ` B:`, line breaks
+       read as spaces), option texts as whole words in an answer of more than five words.
+       A letter inside a quoted option text does not count ("A and B have the same ..." picks
+       that option, not B), nor does an option the answer rejects ("not mitosis", "rather than
+       the Renaissance").
     Unlike MMMU, which draws a random letter when nothing matches, no match is None, so a score
     never depends on chance. See https://github.com/MMMU-Benchmark/MMMU/blob/main/eval/eval_utils.py.
     """
     core = fold(text).translate(_MARKUP).strip(_EDGE_PUNCTUATION + "\n\t")
     if len(core) == 1 and core.upper() in letters:
         return core.upper()
+    named = _option_named(core, letters, options)
+    if named is not None:
+        return named
+    if _SEVERAL_LETTERS.fullmatch(core):
+        return None
     leading = _LEADING_LETTER.match(core)
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     if letter.upper() in letters:
         return letter.upper()
-    padded = f" {' '.join(core.split())} "
-    for pattern in ("({})", " {} ", " {}.", " {})", " {}:"):
-        found = {letter: padded.rfind(pattern.format(letter)) for letter in letters}
-        hits = {letter: at for letter, at in found.items() if at >= 0}
-        if hits:
-            return max(hits, key=hits.__getitem__)
-    return _letter_from_option_text(core, letters, options)
-
-
-def _letter_from_option_text(
-    core: str, letters: Sequence[str], options: Sequence[str]
-) -> str | None:
-    answer = plain_words(core)
-    texts = [plain_words(str(option)) for option in options]
-    for letter, option in zip(letters, texts, strict=False):
-        if option and answer == option:
-            return letter
-    if len(answer.split()) <= 5:
+    long_answer = len(option_words(core).split()) > 5
+    text_hits = _option_text_hits(core, letters, options) if long_answer else []
+    if _hedged(core, text_hits):
         return None
+    padded = f" {' '.join(_blanked(core, text_hits).split())} "
     hits = {}
-    for letter, option in zip(letters, texts, strict=False):
-        found = list(re.finditer(rf"(?<!\w){re.escape(option)}(?!\w)", answer)) if option else []
+    for pattern in ("({})", " {} ", " {}.", " {})", " {}:"):
+        for letter in letters:
+            at = padded.rfind(pattern.format(letter))
+            if at >= 0:
+                hits[letter] = max(hits.get(letter, -1), at / len(padded))
+    for letter, start, _ in text_hits:
+        hits[letter] = max(hits.get(letter, -1), (start + 1) / len(padded))
+    if hits:
+        return max(hits, key=hits.__getitem__)
+    return _only_option_covered(option_words(core), letters, options) if long_answer else None
+
+
+def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    answer = option_words(core)
+    for letter, option in zip(letters, options, strict=False):
+        if answer and answer == option_words(str(option)):
+            return letter
+    return None
+
+
+def _option_text_hits(
+    core: str, letters: Sequence[str], options: Sequence[str]
+) -> list[tuple[str, int, int]]:
+    """(letter, start, end) in the answer of the last mention of each option's text as whole
+    words (case, punctuation and number words aside), leaving out mentions it rejects."""
+    hits = []
+    for letter, option in zip(letters, options, strict=False):
+        words = plain_words(str(option)).split()
+        if not words or len(" ".join(words)) == 1:
+            continue  # an option that is itself a letter is read by the letter patterns
+        pattern = r"\W+".join(_word_pattern(word) for word in words)
+        found = [
+            match
+            for match in re.finditer(rf"(?<!\w){pattern}(?!\w)", core, re.IGNORECASE)
+            if not REJECTED_BEFORE.search(core[: match.start()].lower())
+        ]
         if found:
-            hits[letter] = found[-1].start()
-    return max(hits, key=hits.__getitem__) if hits else None
+            hits.append((letter, found[-1].start(), found[-1].end()))
+    return hits
+
+
+def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
+    """Whether the answer offers two options as alternatives ("either increase or decrease")."""
+    spans = sorted((start, end) for _, start, end in hits)
+    return any(
+        _ALTERNATIVE.fullmatch(core[end:start])
+        for (_, end), (start, _) in itertools.pairwise(spans)
+    )
+
+
+def _word_pattern(word: str) -> str:
+    digits = NUMBER_WORDS.get(word)
+    spelled = {digit: name for name, digit in NUMBER_WORDS.items()}.get(word)
+    forms = [re.escape(word), *(re.escape(form) for form in (digits, spelled) if form)]
+    return f"(?:{'|'.join(forms)})"
+
+
+def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:
+    """The answer with the option texts it quotes blanked, so a capital letter inside one
+    ("A and B have the same ...") is not read as a pick."""
+    for _, start, end in hits:
+        core = core[:start] + " " * (end - start) + core[end:]
+    return core
+
+
+def _only_option_covered(words: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The one option all of whose words a long answer uses, when exactly one is."""
+    if len(words.split()) <= 5:
+        return None
+    used = set(words.split())
+    covered = [
+        letter
+        for letter, option in zip(letters, options, strict=False)
+        if option_words(str(option)) and set(option_words(str(option)).split()) <= used
+    ]
+    return covered[0] if len(covered) == 1 else None
+
+
+def option_words(text: str) -> str:
+    """`plain_words` with number words as digits: the form option texts compare in."""
+    return " ".join(NUMBER_WORDS.get(word, word) for word in plain_words(text).split())
 
 
 def plain_words(text: str) -> str:
@@ -186,8 +335,8 @@ class Number:
 def parse_number(text: str) -> Number | None:
     """The last number in a short answer: `1,000` is 1000, `12.0%` is 12 with `percent` set,
     `3/4` is 0.75, `$1.45` is 1.45. None when the text holds no number."""
-    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text.strip())
-    cleaned = cleaned.translate(_MARKUP)
+    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), fold(text).strip())
+    cleaned = number_word(cleaned).translate(_MARKUP)
     fraction = _FRACTION.fullmatch(cleaned.rstrip(". "))
     if fraction and int(fraction.group(2)):
         return Number(int(fraction.group(1)) / int(fraction.group(2)))
@@ -225,7 +374,7 @@ def yes_no(text: str) -> str | None:
 
 def extract_numbers(text: str) -> list[float]:
     """Every number in the text, thousands separators removed (MMMU's `extract_numbers`)."""
-    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
+    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), fold(text))
     numbers = []
     for match in _NUMBER.finditer(cleaned):
         try:

@@ -16,7 +16,13 @@ import re
 from typing import Any
 
 from mmcritic.eval import metrics
-from mmcritic.eval.answers import choice_letter, option_letters, yes_no
+from mmcritic.eval.answers import (
+    answer_span,
+    choice_letter,
+    extract_numbers,
+    option_letters,
+    yes_no,
+)
 from mmcritic.eval.scorers import (
     anls,
     closest_option,
@@ -142,6 +148,11 @@ def _mathvista_score(answer: str, problem: Problem) -> Scored:
     if meta["answer_type"] == "float":
         precision = int(meta["precision"] or 0)
         return Scored(answer, float(numeric_match(answer, target, precision)))
+    if meta["answer_type"] == "list":
+        wanted = extract_numbers(target)
+        return Scored(
+            answer, float(bool(wanted) and extract_numbers(answer_span(answer)) == wanted)
+        )
     return Scored(answer, float(_squash(answer) == _squash(target)))
 
 
@@ -223,15 +234,22 @@ MATHVISION_TESTMINI = PolicyTask(
 
 # MathVerse (testmini): letter for multi-choice, math-verify for free-form.
 
+_INLINE_OPTION = re.compile(r"\b([A-F])\s*[:.]\s*(.*?)(?=,\s*[A-F]\s*[:.]|\n|$)", re.DOTALL)
+_VERSE_OPTION = re.compile(r"^\s*([A-E])\s*[:.)]\s*(.+?)\s*$", re.MULTILINE)
+
 
 def _mathverse_problem(row: Row) -> Problem:
     multiple_choice = row["question_type"] == "multi-choice"
     instruction = MC_INSTRUCTION if multiple_choice else MATH_INSTRUCTION
     image = row.get("image")
+    listed = row.get("question_for_eval") or row["question"]
+    options = dict(_VERSE_OPTION.findall(str(listed)))
     meta = {
         "question_type": row["question_type"],
         "problem_version": row.get("problem_version", ""),
         "letters": option_letters(5),
+        # the option texts the question lists ("A:40°"), so an answer giving a value is read
+        "options": [options[letter] for letter in sorted(options)] if options else [],
     }
     return Problem(
         f"{row['question']}\n{instruction}",
@@ -257,6 +275,7 @@ MATHVERSE_TESTMINI = PolicyTask(
         "answer": "answer",
         "question_type": "question_type",
         "problem_version": "problem_version",
+        "question_for_eval": "question_for_eval",
         "image": "image",
     },
     problem=_mathverse_problem,
@@ -277,6 +296,15 @@ def _single_image_mc(row: Row, text: str, target: str, **meta: Any) -> Problem:
     return Problem(text, target, images=[row["image"]], meta={"letters": option_letters(4), **meta})
 
 
+def _inline_options(question: str) -> list[str]:
+    """MMStar's options, written into its question as `Options: A: cat, B: dog, ...`, so an
+    answer that gives an option's text is read too; [] when the question lists none."""
+    _, found, listed = question.partition("Options:")
+    options = dict(_INLINE_OPTION.findall(listed)) if found else {}
+    letters = option_letters(len(options))
+    return [options[letter].strip() for letter in letters] if set(options) == set(letters) else []
+
+
 MMSTAR = PolicyTask(
     name="mmstar",
     dataset=DatasetRef(("Lin-Chen/MMStar",), "val"),
@@ -293,6 +321,7 @@ MMSTAR = PolicyTask(
         str(row["answer"]),
         category=row["category"],
         l2_category=row.get("l2_category", ""),
+        options=_inline_options(row["question"]),
     ),
     score=_mc_score,
     aggregate=metrics.accuracy_by("category", macro_name="average"),

@@ -8,11 +8,39 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Sequence
 
-from mmcritic.eval.answers import Number, choice_letter, extract_numbers, fold, parse_number
+from mmcritic.eval.answers import (
+    REJECTED_BEFORE,
+    Number,
+    answer_span,
+    choice_letter,
+    extract_numbers,
+    fold,
+    number_word,
+    parse_number,
+    plain_words,
+    yes_no,
+)
 
 ANLS_THRESHOLD = 0.5
+_YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+_INLINE_MATH = re.compile(r"\\\(\s*(.*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
+_ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
+_UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
+_UNIT = re.compile(
+    r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:cm|mm|km|m|units?|square units|"
+    r"degrees?|inches|feet|ft)(?:\^?\{?[23]\}?|²|³)?)\s*$"
+)
+# a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
+_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE)
+_UNIT_SCALE = {
+    "mm": 1e-3, "cm": 1e-2, "km": 1e3, "mg": 1e-6, "kg": 1.0, "ms": 1e-3,
+    "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
+}  # fmt: skip
+_FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
+_NUMBER_IN_TEXT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|percent)?")
 # MMMU eval_utils.py `get_key_subresponses`
 _KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
@@ -20,15 +48,18 @@ RELAXED_TOLERANCE = 0.05
 
 
 def numeric_match(prediction: str, target: str | float, precision: int | None = None) -> bool:
-    """Whether two numbers agree, both rounded to `precision` decimals when it is given.
+    """Whether the answer states the target number, both rounded to `precision` decimals when it
+    is given.
 
     MathVista's normalisation: integers compare as `int(float(x))`, floats as
-    `round(float(x), precision)`. A percent sign on either side is ignored, since the target
-    states the unit in the question.
+    `round(float(x), precision)`. The answer's number is the last one in the span that states
+    it (`answer_span`: a box, "answer is", a bold value, the value after the last `=` or
+    after a key phrase), so a value the reasoning passes through does not count and a hedge
+    ("5 or 6") is read as its last value; fractions, number words and a percent sign on
+    either side are accepted, since the target states the unit in the question.
     """
-    predicted = parse_number(prediction)
-    expected = parse_number(str(target))
-    if predicted is None or expected is None:
+    expected, predicted = parse_number(str(target)), parse_number(answer_span(prediction))
+    if expected is None or predicted is None:
         return False
     if precision is None:
         return math.isclose(predicted.value, expected.value, rel_tol=1e-9, abs_tol=1e-9)
@@ -36,20 +67,45 @@ def numeric_match(prediction: str, target: str | float, precision: int | None = 
 
 
 def relaxed_match(prediction: str, target: str, tolerance: float = RELAXED_TOLERANCE) -> bool:
-    """ChartQA's relaxed accuracy: numbers within 5% of a non-zero target, else exact match.
+    """ChartQA's relaxed accuracy, read as a careful grader reads it: a number stated as the
+    answer within 5% of a numeric target, else the same text.
 
     Follows `relaxed_correctness` in Qwen-VL's evaluate_vqa.py (used by lmms-eval's chartqa),
-    where `x%` reads as x/100. Two tolerances are added: thousands separators (`1,000`), and a
-    percent sign on one side only (`12.0%` against `12`), which is also compared number to
-    number since ChartQA targets often drop the sign the chart shows.
-    """
-    predicted, expected = parse_number(prediction), parse_number(target)
-    if _is_plain_number(prediction) and _is_plain_number(target) and predicted and expected:
-        candidates = [(predicted, expected)]
-        if predicted.percent != expected.percent:
-            candidates.append((Number(predicted.value), Number(expected.value)))
-        return any(_within(p, e, tolerance) for p, e in candidates)
-    return prediction.strip().lower() == target.strip().lower()
+    where `x%` reads as x/100, on the span of the answer that states it (`answer_span`), with
+    what a person accepts added: thousands separators, currency and units around the number
+    (`$1,245.6 million`), number words, a percent sign on one side only, yes/no answers that
+    go on to explain, and text answers that differ in case or final punctuation. A year is a
+    label, not a quantity: it must match exactly (2018 is not 2019, although within 5%)."""
+    target = str(target).strip()
+    if plain_words(target) in ("yes", "no"):
+        return yes_no(prediction) == plain_words(target)
+    span = answer_span(prediction)
+    expected = parse_number(target) if _is_plain_number(target) else None
+    if expected is None:
+        return plain_words(span) == plain_words(target) or (
+            plain_words(prediction) == plain_words(target)
+        )
+    if _YEAR.fullmatch(target):
+        return any(number.value == expected.value for number in _stated_numbers(span))
+    predicted = parse_number(span)
+    return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
+
+
+def _stated_numbers(span: str) -> list[Number]:
+    """Every number in an answer span, each with its own percent sign: a year is a label the
+    answer may state beside other figures ("peaked in 2016 at 320 units")."""
+    text = number_word(span)
+    numbers = []
+    for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", "")):
+        numbers.append(Number(float(match.group(1)), bool(match.group(2))))
+    return numbers
+
+
+def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> bool:
+    candidates = [(predicted, expected)]
+    if predicted.percent != expected.percent:
+        candidates.append((Number(predicted.value), Number(expected.value)))
+    return any(_within(p, e, tolerance) for p, e in candidates)
 
 
 def _is_plain_number(text: str) -> bool:
@@ -111,21 +167,40 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     key phrase ("is ", "so ", "therefore ", "answer ", "=" ...) of the response. A numeric target
     matches a number there rounded to two decimals; a text target matches when it occurs there
     (a one-letter target only as a word). A target written as a Python list means "any of
-    these". One deliberate difference: MMMU keeps the key part of every line, so a number from
-    the reasoning ("There are 16 bars.\nSo the answer is 14.") can match; here only the last
-    line that has a key part counts, as a careful grader reads the stated answer."""
+    these". Deliberate differences, as a careful grader reads an answer: MMMU keeps the key part
+    of every line, so a number from the reasoning ("There are 16 bars.\nSo the answer is 14.")
+    can match, where here only the last line that has a key part counts; a fraction counts as
+    its value (`1/3` is 0.33) and a quantity also in its base unit (`50 cm` is 0.5 m); a text
+    target must be stated as whole words and not rejected ("methylbenzene" and "meiosis, not
+    mitosis" do not state benzene or mitosis)."""
     key = f" {mmmu_key_answer(prediction)} "
     numbers = {round(number, 2) for number in extract_numbers(key)}
+    numbers |= {round(int(a) / int(b), 2) for a, b in _FRACTIONS.findall(key) if int(b)}
+    numbers |= {
+        round(float(value) * _UNIT_SCALE[unit.lower()], 2)
+        for value, unit in _QUANTITY.findall(key)
+        if unit.lower() in _UNIT_SCALE
+    }
     for gold in _targets(target):
         value = parse_number(gold) if _is_plain_number(gold) else None
         if value is not None and not value.percent:
             if round(value.value, 2) in numbers:
                 return True
             continue
-        text = gold.strip().lower()
-        if (len(text) == 1 and f" {text} " in key) or (len(text) > 1 and text in key):
+        if _states_text(key, gold.strip().lower()):
             return True
     return False
+
+
+def _states_text(answer: str, gold: str) -> bool:
+    """Whether the answer states `gold` as whole words, not only to reject it ("meiosis, not
+    mitosis"), and not as part of another word ("methylbenzene" is not "benzene")."""
+    if not gold:
+        return False
+    return any(
+        not REJECTED_BEFORE.search(answer[: match.start()])
+        for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
+    )
 
 
 def mmmu_key_answer(response: str) -> str:
@@ -156,11 +231,38 @@ def _targets(target: str | Sequence[str]) -> list[str]:
 
 def math_equal(prediction: str, target: str) -> bool:
     """Mathematical equivalence by math-verify (`\\frac{1}{2}` equals `0.5`), with a plain
-    string comparison first so non-mathematical answers still match."""
+    string comparison first so non-mathematical answers still match. The answer is tried as
+    written, as the span that states it (`answer_span`) and as its last inline formula, each
+    with Unicode math (`√3`, `π`, `−`) written as LaTeX and a trailing unit dropped."""
     if not prediction.strip() or not str(target).strip():
         return False
-    if _squash(prediction) == _squash(str(target)):
-        return True
+    gold_text = str(target)
+    for candidate in _math_candidates(prediction):
+        if _squash(candidate) == _squash(gold_text) or _verify(candidate, gold_text):
+            return True
+    return False
+
+
+def _math_candidates(prediction: str) -> list[str]:
+    formulas = [a or b for a, b in _INLINE_MATH.findall(prediction)]
+    spans = [prediction, answer_span(prediction), *formulas[-1:]]
+    candidates = []
+    for span in spans:
+        for part in span.split("≈"):
+            latex = _UNIT.sub("", _as_latex(fold(part))).strip().rstrip(".")
+            if latex and latex not in candidates:
+                candidates.append(latex)
+    return candidates
+
+
+def _as_latex(text: str) -> str:
+    text = _ROOT.sub(lambda m: f"\\sqrt{{{m.group(1).strip('()')}}}", text)
+    for symbol, latex in _UNICODE_MATH.items():
+        text = text.replace(symbol, latex)
+    return text
+
+
+def _verify(prediction: str, target: str) -> bool:
     from math_verify import parse, verify
 
     gold = parse(f"${target}$")
