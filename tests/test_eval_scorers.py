@@ -10,6 +10,7 @@ from mmcritic.eval.answers import (
     choice_letter,
     final_answer,
     parse_number,
+    text_answer,
     yes_no,
 )
 from mmcritic.eval.scorers import (
@@ -325,7 +326,10 @@ def test_mmmu_open_answers_match_the_stated_answer_only(response, gold, expected
 
 def test_docvqa_keeps_currency_signs_and_divides_by_raw_lengths() -> None:
     assert anls(final_answer("$25.00"), ["$25.00"]) == 1.0
-    assert anls(final_answer("The total is $25.00."), ["$25.00"]) == 0.0
+    assert anls("The total is $25.00.", ["$25.00"]) == 0.0  # the official rule, raw strings
+    assert text_answer("The total is $25.00.") == "$25.00"  # what mmcritic scores
+    assert text_answer("Total due: $25.00") == "$25.00"
+    assert text_answer("It is addressed to Dr. J. H. Smith.") == "Dr. J. H. Smith"
     # the official script: distance on collapsed strings, length of the raw strings
     assert anls("a  b", ["a b"]) == 1.0
     assert anls("ab  c", ["abc"]) == pytest.approx(1 - 1 / 5)

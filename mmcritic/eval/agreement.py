@@ -98,7 +98,7 @@ def _critic_agreement(lines: list[dict[str, Any]]) -> Agreement:
     result = Agreement(CRITIC_CORPUS)
     for number, line in enumerate(lines, start=1):
         read = parse_judgement(line["response"])
-        got = (read.choice, read.source)
+        got = (read.choice, read.source) if read.choice in ("1", "2") else (None, None)
         agrees = got == (line["verdict"], line["source"])
         result.add(
             agrees,

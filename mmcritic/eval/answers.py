@@ -36,15 +36,21 @@ _LEADING_LETTER = re.compile(
 )
 _UNCLEAR = re.compile(
     r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know)"
-    r"|it\s+is\s+(?:unclear|not\s+clear|uncertain|impossible\s+to)|unclear|uncertain|"
+    r"|it(?:'s|\s+is)\s+(?:unclear|not\s+clear|uncertain|impossible\s+to)|unclear|uncertain|"
     r"not\s+sure|unsure|cannot\s+(?:be\s+)?determine|there\s+is\s+not\s+enough)"
 )
 _YES_WORDS = r"yes|yeah|yep|correct|true|right|indeed|certainly"
 _NO_WORDS = r"no|nope|nah|not|incorrect|false|wrong|isn't|doesn't|don't|aren't|wasn't|cannot"
-_LEADING_YES_NO = re.compile(rf"^(?:(?P<yes>{_YES_WORDS})|(?P<no>{_NO_WORDS}))\b")
+_LEADING_YES_NO = re.compile(
+    rf"^(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:(?P<no>not\s+(?:correct|true|right)|"
+    rf"{_NO_WORDS})|(?P<yes>{_YES_WORDS}))\b"
+)
+_TURNED_YES_NO = re.compile(r"\b(?:but|however)\b[^.;]*?,\s*(?:(?P<yes>yes)|(?P<no>no))\b")
 _STATED_YES_NO = re.compile(r"\banswer\s+(?:is|would\s+be|:)\s*:?\s*(?P<w>yes|no)\b")
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|isn't|doesn't|aren't))\b")
 _PUNCTUATION = re.compile(r"[^\w\s]")
+_CORRECTION = re.compile(r"\b(?:actually|wait|on second thought|correction|no,? sorry)\b", re.I)
+_OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
 _ALTERNATIVE = re.compile(r"\W*(?:,\s*)?or\W*", re.IGNORECASE)
 # what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
 REJECTED_BEFORE = re.compile(
@@ -61,6 +67,13 @@ _LATEX_INLINE = re.compile(r"\\[(\[]\s*(.*?)\s*\\[)\]]", re.DOTALL)
 # MMMU eval_utils.py `get_key_subresponses`
 KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
+_TEXT_KEY_PHRASES = (
+    " is ", " was ", " are ", " were ", " to ", " by ", " dated ", " of ", " in ", " on ", " at ",
+)  # fmt: skip
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc)\.$")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
@@ -68,6 +81,7 @@ NUMBER_WORDS = {
     "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
     "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
 }  # fmt: skip
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
@@ -171,8 +185,53 @@ def answer_span(response: str) -> str:
     for line in reversed([line for line in text.splitlines() if line.strip()]):
         if "=" in line:
             return line.rsplit("=", 1)[1].strip().rstrip(".").strip()
+    text = _ASIDE.sub("", text)
     tails = [tail for tail in key_tails(text) if re.search(r"\d", tail)]
     return tails[-1] if tails else text.strip()
+
+
+def text_answer(response: str) -> str:
+    """The short text answer a response states, unwrapped as a careful grader reads it: the
+    marked answer (box, JSON, "answer is"); else a bold or quoted span; else the value after a
+    label ("Total due: $25.00", "Date:\\nMarch 14, 1996"); else, in a sentence, what follows
+    its key phrase ("The total is $25.00." -> "$25.00"; "It is addressed to Dr. J. H. Smith." ->
+    "Dr. J. H. Smith", without a leading article); else the first line. Wrapping quotes and a
+    final full stop (not an abbreviation's) are dropped."""
+    stated = stated_answer(response)
+    if stated is not None:
+        return _trimmed(stated)
+    answer = final_answer(response)
+    plain = clean_latex(_LATEX_INLINE.sub(r"\1", answer))
+    lines = [line.strip() for line in plain.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    marked = _BOLD.findall(answer) or _QUOTED.findall(plain)
+    if marked:
+        return _trimmed(marked[-1])
+    if lines[0].endswith(":") and len(lines) > 1:
+        return _trimmed(lines[1])
+    if ":" in lines[0] and len(lines[0].split(":", 1)[0].split()) <= 3:
+        return _trimmed(lines[0].split(":", 1)[1])
+    tail = _after_key_phrase(lines[0])
+    return _trimmed(_ARTICLE.sub("", tail) if tail != lines[0] else tail)
+
+
+def _after_key_phrase(sentence: str) -> str:
+    """The shortest tail after the first occurrence of any key phrase in a sentence."""
+    lowered = f" {sentence.lower()}"
+    tails = [
+        sentence[at + len(word) - 1 :]
+        for word in _TEXT_KEY_PHRASES
+        if (at := lowered.find(word)) >= 0
+    ]
+    return min(tails, key=len) if tails else sentence
+
+
+def _trimmed(span: str) -> str:
+    span = span.strip().strip("\"'“”*").strip()
+    if span.endswith(".") and not _ABBREVIATION.search(span):
+        span = span[:-1]
+    return span.strip()
 
 
 def key_tails(text: str) -> list[str]:
@@ -190,9 +249,8 @@ def key_tails(text: str) -> list[str]:
 
 
 def number_word(text: str) -> str:
-    """`Three` and `five.` as digits; other text unchanged."""
-    core = plain_words(text)
-    return NUMBER_WORDS.get(core, text)
+    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`."""
+    return _NUMBER_WORD.sub(lambda match: NUMBER_WORDS[match.group().lower()], text)
 
 
 def option_letters(count: int) -> list[str]:
@@ -226,10 +284,12 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
         return named
     if _SEVERAL_LETTERS.fullmatch(core):
         return None
-    leading = _LEADING_LETTER.match(core)
+    leading = None if _CORRECTION.search(core) else _LEADING_LETTER.match(core)
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     if letter.upper() in letters:
         return letter.upper()
+    if _OFFERED_LETTERS.match(core):
+        return None  # "A or B, it is hard to tell": no pick
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
     if _hedged(core, text_hits):
@@ -354,7 +414,9 @@ def parse_number(text: str) -> Number | None:
 def yes_no(text: str) -> str | None:
     """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer; None for none.
 
-    The opening word decides ("Nope", "Not really", "Correct.", "No, it is not ... yes"); then
+    The opening word decides ("Nope", "Not really", "Correct.", "That's incorrect", "No, it is
+    not ... yes") unless the answer turns it round ("Yes, in reality ..., but in the chart,
+    no"); then
     a stated "the answer is yes/no"; then a stated inability to tell (`unclear`); then the
     first yes or no word anywhere ("It is not the most populous" is no)."""
     core = " ".join(fold(text).translate(_MARKUP).lower().strip(_EDGE_PUNCTUATION).split())
@@ -362,6 +424,9 @@ def yes_no(text: str) -> str | None:
         return "unclear"
     leading = _LEADING_YES_NO.match(core)
     if leading:
+        turned = _TURNED_YES_NO.search(core, leading.end())
+        if turned:  # "Yes, in reality ..., but according to the chart, no"
+            return "yes" if turned.group("yes") else "no"
         return "yes" if leading.group("yes") else "no"
     stated = _STATED_YES_NO.search(core)
     if stated:

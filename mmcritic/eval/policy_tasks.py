@@ -21,6 +21,9 @@ from mmcritic.eval.answers import (
     choice_letter,
     extract_numbers,
     option_letters,
+    option_words,
+    parse_number,
+    text_answer,
     yes_no,
 )
 from mmcritic.eval.scorers import (
@@ -40,10 +43,6 @@ SHORT_INSTRUCTION = "Answer the question using a single word or phrase."
 MATH_INSTRUCTION = "Answer with a number or a mathematical expression."
 _IMAGE_TOKEN = re.compile(r"<image (\d+)>")
 _OPTION_LINE = re.compile(r"^\s*\(?([A-Z])[.)]\s+(.+?)\s*$", re.MULTILINE)
-_NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
-}  # fmt: skip
 
 
 def lettered(options: list[str], separator: str = ". ") -> str:
@@ -234,6 +233,7 @@ MATHVISION_TESTMINI = PolicyTask(
 
 # MathVerse (testmini): letter for multi-choice, math-verify for free-form.
 
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _INLINE_OPTION = re.compile(r"\b([A-F])\s*[:.]\s*(.*?)(?=,\s*[A-F]\s*[:.]|\n|$)", re.DOTALL)
 _VERSE_OPTION = re.compile(r"^\s*([A-E])\s*[:.)]\s*(.+?)\s*$", re.MULTILINE)
 
@@ -379,7 +379,9 @@ DOCVQA_VAL = PolicyTask(
         [str(answer) for answer in _as_list(row["answers"])],
         images=[row["image"]],
     ),
-    score=lambda answer, problem: Scored(answer, anls(answer, problem.target)),
+    score=lambda answer, problem: Scored(
+        text_answer(answer), anls(text_answer(answer), problem.target)
+    ),
     aggregate=lambda records: {"anls": metrics.mean(r["score"] for r in records)},
     scoring="rule-based: ANLS with threshold 0.5",
 )
@@ -481,9 +483,9 @@ def _realworldqa_score(answer: str, problem: Problem) -> Scored:
     target = str(problem.target)
     if target.upper() in problem.meta["letters"]:
         return _mc_score(answer, problem)
-    words = answer.lower().strip().rstrip(".")
-    parsed = _NUMBER_WORDS.get(words, words)
-    return Scored(parsed, float(parsed == target.lower().rstrip(".")))
+    if parse_number(target) is not None and _PLAIN_NUMBER.fullmatch(target.strip()):
+        return Scored(answer, float(numeric_match(answer, target)))
+    return Scored(answer, float(option_words(answer) == option_words(target)))
 
 
 REALWORLDQA = PolicyTask(

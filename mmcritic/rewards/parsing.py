@@ -248,19 +248,26 @@ def has_think_box_format(text: str) -> bool:
 _WHO = r"(?:answer|response|assistant|output|candidate|option)\s*#?\s*"
 _PHRASED_VERDICTS = re.compile(
     r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
-    r"|(?:final\s+)?verdict\s*[:：][\s*]*(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
+    r"|(?:final\s+)?(?:verdict|winner|choice)\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:"
+    + _WHO
+    + r")?\[*(?P<b>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\]"
+    r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
     r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+is\s+(?:clearly\s+|slightly\s+|overall\s+|much\s+)?"
     r"(?:the\s+)?(?:better|superior|preferred|stronger)"
-    r"|\b(?:the\s+)?(?P<e>first|second)\s+(?:answer|response|one)\s+is\s+(?:clearly\s+)?"
-    r"(?:the\s+)?(?:better|superior|preferred|stronger)"
-    r"|\bprefer\s+(?:the\s+)?(?:"
+    r"|\b(?:the\s+)?(?P<e>first|second)\s+(?:answer|response|one)\s+is\s+[\w\s,]{0,40}?"
+    r"\b(?:better|superior|preferred|stronger)\b"
+    r"|\b(?:prefer|choose|pick|select)\s+(?:the\s+)?(?:"
     + _WHO
     + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
-    r"|\bbetter\s+(?:answer|response)\s+is\s*[:：]?[\s*]*(?:the\s+)?(?:" + _WHO + r")?\[?"
-    r"(?P<h>[12ab]|first|second)\b",
+    r"|\bbetter\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*(?:the\s+)?(?:"
+    + _WHO
+    + r")?\[?(?P<h>[12ab]|first|second)\b"
+    r"|\b" + _WHO + r"(?P<l>[12ab])\s+is\s+(?:clearly\s+|much\s+)?worse\s+than\s+(?:the\s+)?"
+    r"(?:" + _WHO + r")?[12ab]\b",
     re.IGNORECASE,
 )
+_LOSER = ("l",)  # groups that name the worse response
 
 
 @dataclass(frozen=True)
@@ -274,18 +281,38 @@ class Judgement:
 
 
 def parse_judgement(text: str) -> Judgement:
-    """The verdict of a critic under evaluation: the boxed verdict exactly as `parse_verdict`
-    reads it (training rewards read nothing else), or, when the answer holds no box at all, the
-    last verdict it states in words ("Overall Judgment: Answer 1 is better", "[[B]]",
-    "Response 2 is better"). Draft verdicts inside a think block never count."""
+    """The verdict of a critic under evaluation.
+
+    The boxed verdict exactly as `parse_verdict` reads it (training rewards read nothing else),
+    a box holding a sentence read as a stated verdict ("\\boxed{Response 2 is better}"), or,
+    when the answer has no box after the think block, the last verdict it states in words
+    ("Overall Judgment: Answer 1 is better", "[[B]]", "Response 2 is better", "Winner:
+    Response 1"). A box that the words after the think block contradict is no verdict. Drafts
+    inside a think block never count."""
     verdict = parse_verdict(text)
-    if verdict.reason != "no_box":
-        return Judgement(verdict.choice, "box" if verdict.ok else None, verdict.reason)
+    stated = _stated_verdict(_answer_text(text))
+    if verdict.reason in ("no_box", "box_only_in_think"):
+        return Judgement(stated, "phrase", "ok") if stated else Judgement(None, None, "no_box")
+    choice = verdict.choice
+    if choice is None and verdict.reason == "unrecognised" and verdict.raw:
+        choice = _stated_verdict(verdict.raw)
+    if choice in ("1", "2") and stated is not None and stated != choice:
+        return Judgement(None, None, "conflicting_boxes")
+    return Judgement(choice, "box" if choice else None, "ok" if choice else verdict.reason)
+
+
+def _answer_text(text: str) -> str:
     text = normalize_tags(text)
     close = text.find(THINK_CLOSE)
-    answer = _without_think_blocks(text[close + len(THINK_CLOSE) :] if close >= 0 else text)
+    return _without_think_blocks(text[close + len(THINK_CLOSE) :] if close >= 0 else text)
+
+
+def _stated_verdict(answer: str) -> str | None:
+    """The last verdict stated in words, "1" or "2"; None when none is."""
     stated = list(_PHRASED_VERDICTS.finditer(answer[-20_000:]))
     if not stated:
-        return Judgement(None, None, "no_box")
-    word = next(group for group in stated[-1].groups() if group).lower()
-    return Judgement(_INDEX_MEANING[word], "phrase", "ok")
+        return None
+    last = stated[-1]
+    name, word = next((key, value) for key, value in last.groupdict().items() if value)
+    index = _INDEX_MEANING[word.lower()]
+    return ("2" if index == "1" else "1") if name in _LOSER else index
