@@ -5,6 +5,13 @@ how often mmcritic agrees with the label; where lmms-eval is importable (it is n
 and an adapter exists, lmms-eval's own function on the same outputs, side by side.
 
     python benchmarks/scorer_agreement.py [--corpus DIR] [--show-misses]
+
+lmms-eval is not a dependency (its own requirements pin another stack). To see its column, put
+the package and the few modules its task utilities import in a folder of their own:
+
+    pip install --no-deps --target /tmp/lmms lmms-eval==0.7.3 loguru tenacity evaluate \
+        sacrebleu portalocker tabulate colorama lxml
+    PYTHONPATH=/tmp/lmms python benchmarks/scorer_agreement.py
 """
 
 from __future__ import annotations

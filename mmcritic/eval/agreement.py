@@ -169,4 +169,50 @@ def _lmms_ocrbench():
     return score
 
 
-_LMMS_EVAL_ADAPTERS = {"mmstar": _lmms_mmstar, "ocrbench": _lmms_ocrbench}
+def _lmms_chartqa():
+    from lmms_eval.tasks.chartqa.utils import chartqa_process_results
+
+    def score(row: dict[str, Any], response: str) -> float:
+        doc = {"type": "human_test", **row}
+        return chartqa_process_results(doc, [response])["relaxed_overall"]
+
+    return score
+
+
+def _lmms_docvqa():
+    from lmms_eval.api.metrics import anls
+
+    def score(row: dict[str, Any], response: str) -> float:
+        answers = row["answers"]
+        if isinstance(answers, str):
+            answers = json.loads(answers.replace("'", '"'))
+        return anls(answers, [response])["anls"]
+
+    return score
+
+
+def _lmms_realworldqa():
+    from lmms_eval.tasks.realworldqa.utils import realworldqa_process_results
+
+    return lambda row, response: realworldqa_process_results(row, [response])["exact_match"]
+
+
+def _lmms_mmmu():
+    from lmms_eval.tasks.mmmu.utils import eval_multi_choice, eval_open, mmmu_process_results
+
+    def score(row: dict[str, Any], response: str) -> float:
+        parsed = mmmu_process_results(row, [response])["mmmu_acc"]["parsed_pred"][0]
+        judge = eval_multi_choice if row["question_type"] == "multiple-choice" else eval_open
+        return float(judge(row["answer"], parsed))
+
+    return score
+
+
+_LMMS_EVAL_ADAPTERS = {
+    "chartqa": _lmms_chartqa,
+    "docvqa_val": _lmms_docvqa,
+    "mmmu_val": _lmms_mmmu,
+    "mmstar": _lmms_mmstar,
+    "ocrbench": _lmms_ocrbench,
+    "realworldqa": _lmms_realworldqa,
+}
