@@ -15,6 +15,7 @@ grader gives it:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,59 +78,61 @@ def _placeholder_media(task: PolicyTask) -> dict[str, Any]:
 def corpus_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement:
     """Agreement of the scorer `name` (a policy task, `critic_verdicts` or `reward`)."""
     if name == CRITIC_CORPUS:
-        return _critic_agreement(lines)
+        return _agreement(name, lines, "response", _verdict_label, _verdict_read)
     if name == REWARD_CORPUS:
-        return _reward_agreement(lines)
+        return _agreement(name, lines, "completion", _reward_label, _reward_given)
+    return _agreement(
+        name,
+        lines,
+        "response",
+        lambda line: float(line["label"]),
+        lambda number, line: policy_score(name, line["row"], line["response"], number),
+    )
+
+
+def _agreement(
+    name: str,
+    lines: list[dict[str, Any]],
+    text_key: str,
+    label_of: Callable[[dict[str, Any]], Any],
+    score_of: Callable[[int, dict[str, Any]], Any],
+) -> Agreement:
     result = Agreement(name)
     for number, line in enumerate(lines, start=1):
-        score = policy_score(name, line["row"], line["response"], number)
-        agrees = abs(score - float(line["label"])) <= SCORE_TOLERANCE
-        result.add(
-            agrees,
-            number,
-            {"response": line["response"][:120], "label": line["label"], "score": score},
-        )
+        label, got = label_of(line), score_of(number, line)
+        agrees = _close(got, label) if isinstance(label, float) else got == label
+        detail = {"response": line[text_key][:120], "label": label, "score": got}
+        result.add(agrees, number, detail)
     return result
 
 
-def _critic_agreement(lines: list[dict[str, Any]]) -> Agreement:
+def _close(score: float, label: float) -> bool:
+    return abs(score - label) <= SCORE_TOLERANCE
+
+
+def _verdict_label(line: dict[str, Any]) -> tuple[Any, Any]:
+    return (line["verdict"], line["source"])
+
+
+def _verdict_read(number: int, line: dict[str, Any]) -> tuple[Any, Any]:
     from mmcritic.rewards.parsing import parse_judgement
 
-    result = Agreement(CRITIC_CORPUS)
-    for number, line in enumerate(lines, start=1):
-        read = parse_judgement(line["response"])
-        got = (read.choice, read.source) if read.choice in ("1", "2") else (None, None)
-        agrees = got == (line["verdict"], line["source"])
-        result.add(
-            agrees,
-            number,
-            {
-                "response": line["response"][:120],
-                "label": [line["verdict"], line["source"]],
-                "score": got,
-            },
-        )
-    return result
+    read = parse_judgement(line["response"])
+    return (read.choice, read.source) if read.choice in ("1", "2") else (None, None)
 
 
-def _reward_agreement(lines: list[dict[str, Any]]) -> Agreement:
+def _reward_label(line: dict[str, Any]) -> tuple[float, float]:
+    return (float(line["format"]), float(line["preference"]))
+
+
+def _reward_given(number: int, line: dict[str, Any]) -> tuple[float, float]:
     from mmcritic.rewards import format_reward, preference_reward
 
-    result = Agreement(REWARD_CORPUS)
-    for number, line in enumerate(lines, start=1):
-        completion, answer = [line["completion"]], [line["answer"]]
-        got = (format_reward(completion)[0], preference_reward(completion, answer=answer)[0])
-        agrees = got == (float(line["format"]), float(line["preference"]))
-        result.add(
-            agrees,
-            number,
-            {
-                "response": line["completion"][:120],
-                "label": [line["format"], line["preference"]],
-                "score": got,
-            },
-        )
-    return result
+    completion = [line["completion"]]
+    return (
+        format_reward(completion)[0],
+        preference_reward(completion, answer=[line["answer"]])[0],
+    )
 
 
 def lmms_eval_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement | None:
@@ -146,7 +149,7 @@ def lmms_eval_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement | N
     result = Agreement(f"{name} (lmms-eval)")
     for number, line in enumerate(lines, start=1):
         score = float(scorer(line["row"], line["response"]))
-        result.add(abs(score - float(line["label"])) <= SCORE_TOLERANCE, number, {"score": score})
+        result.add(_close(score, float(line["label"])), number, {"score": score})
     return result
 
 
