@@ -36,6 +36,7 @@ _LEADING_LETTER = re.compile(
 )
 _UNCLEAR = re.compile(
     r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know)"
+    r"|i(?:'m|\s+am)\s+not\s+sure|it(?:'s|\s+is)\s+not\s+possible\s+to|cannot\s+tell"
     r"|it(?:'s|\s+is)\s+(?:unclear|not\s+clear|uncertain|impossible\s+to)|unclear|uncertain|"
     r"not\s+sure|unsure|cannot\s+(?:be\s+)?determine|there\s+is\s+not\s+enough)"
 )
@@ -69,7 +70,10 @@ KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "a
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 _TEXT_KEY_PHRASES = (
     " is ", " was ", " are ", " were ", " to ", " by ", " dated ", " of ", " in ", " on ", " at ",
+    " from ",
 )  # fmt: skip
+_VERB_PHRASE = re.compile(r" (?:is|was|are|were) ", re.IGNORECASE)
+_NUMBER_TOKEN = re.compile(r"(?<![\w.,])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc)\.$")
 _ASIDE = re.compile(r"\s*\([^()]*\)")
@@ -81,7 +85,15 @@ NUMBER_WORDS = {
     "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
     "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
 }  # fmt: skip
-_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
+TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_NUMBER_WORD = re.compile(
+    rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|"
+    rf"nine))?|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
+    re.IGNORECASE,
+)
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
@@ -205,13 +217,19 @@ def text_answer(response: str) -> str:
     lines = [line.strip() for line in plain.splitlines() if line.strip()]
     if not lines:
         return ""
-    marked = _BOLD.findall(answer) or _QUOTED.findall(plain)
+    marked = [span for span in _BOLD.findall(answer) if not span.rstrip().endswith(":")]
+    marked = marked or _QUOTED.findall(plain)
     if marked:
         return _trimmed(marked[-1])
     if lines[0].endswith(":") and len(lines) > 1:
         return _trimmed(lines[1])
     if ":" in lines[0] and len(lines[0].split(":", 1)[0].split()) <= 3:
         return _trimmed(lines[0].split(":", 1)[1])
+    numbers = _NUMBER_TOKEN.findall(lines[0])
+    if len(numbers) == 1 and len(lines[0].split()) > 3:
+        return numbers[0]  # "A total of 240 participants were enrolled."
+    if not (_VERB_PHRASE.search(f" {lines[0]} ") or len(lines[0].split()) >= 5):
+        return _trimmed(lines[0])  # a bare phrase such as "Summary of Results"
     tail = _after_key_phrase(lines[0])
     return _trimmed(_ARTICLE.sub("", tail) if tail != lines[0] else tail)
 
@@ -249,8 +267,15 @@ def key_tails(text: str) -> list[str]:
 
 
 def number_word(text: str) -> str:
-    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`."""
-    return _NUMBER_WORD.sub(lambda match: NUMBER_WORDS[match.group().lower()], text)
+    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35."""
+    return _NUMBER_WORD.sub(_digits, text)
+
+
+def _digits(match: re.Match) -> str:
+    if match.group("word"):
+        return NUMBER_WORDS[match.group("word").lower()]
+    unit = match.group("unit")
+    return str(TENS[match.group("tens").lower()] + (int(NUMBER_WORDS[unit.lower()]) if unit else 0))
 
 
 def option_letters(count: int) -> list[str]:

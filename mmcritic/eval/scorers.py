@@ -21,6 +21,7 @@ from mmcritic.eval.answers import (
     number_word,
     parse_number,
     plain_words,
+    text_answer,
     yes_no,
 )
 
@@ -82,9 +83,9 @@ def relaxed_match(prediction: str, target: str, tolerance: float = RELAXED_TOLER
     span = answer_span(prediction)
     expected = parse_number(target) if _is_plain_number(target) else None
     if expected is None:
-        return plain_words(span) == plain_words(target) or (
-            plain_words(prediction) == plain_words(target)
-        )
+        wanted = plain_words(target)
+        stated = (text_answer(prediction), span, prediction)
+        return any(plain_words(candidate) == wanted for candidate in stated)
     if _YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
     predicted = parse_number(span)
