@@ -13,9 +13,6 @@ CORPUS = Path(__file__).parent / "fixtures" / "scoring"
 CORPORA = sorted(CORPUS.glob("*.jsonl"))
 MIN_LINES = 40
 MIN_AGREEMENT = 0.97
-# HallusionBench's reference grader is GPT-4: an answer that states neither yes nor no
-# ("Texas is the second largest state") needs the question to be read, which rules cannot.
-FLOOR = {"hallusionbench": 0.96}
 
 
 @pytest.mark.parametrize("path", CORPORA, ids=[path.stem for path in CORPORA])
@@ -24,8 +21,7 @@ def test_scorer_agrees_with_the_careful_grader(path: Path) -> None:
     assert len(lines) >= MIN_LINES
     result = corpus_agreement(path.stem, lines)
     shown = "\n".join(str(miss) for miss in result.misses)
-    floor = FLOOR.get(path.stem, MIN_AGREEMENT)
-    assert result.rate >= floor, f"{result.agreed}/{result.total} agree:\n{shown}"
+    assert result.rate >= MIN_AGREEMENT, f"{result.agreed}/{result.total} agree:\n{shown}"
 
 
 def test_the_corpora_cover_both_labels() -> None:
