@@ -85,6 +85,7 @@ NUMBER_WORDS = {
     "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
     "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
 }  # fmt: skip
+_SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90,
@@ -212,7 +213,7 @@ def text_answer(response: str) -> str:
     stated = stated_answer(response)
     if stated is not None:
         return _trimmed(stated)
-    answer = final_answer(response)
+    answer = clean_latex(_answer_region(response), keep_bold=True)
     plain = clean_latex(_LATEX_INLINE.sub(r"\1", answer))
     lines = [line.strip() for line in plain.splitlines() if line.strip()]
     if not lines:
@@ -253,17 +254,22 @@ def _trimmed(span: str) -> str:
 
 
 def key_tails(text: str) -> list[str]:
-    """MMMU's `get_key_subresponses` per sentence: the text after the key phrase ("is ", "so ",
-    "therefore ", ...) that leaves the shortest tail. Sentences are split before lower-casing,
-    so the split MMMU intends (`. ` before a capital) takes effect."""
+    """MMMU's `get_key_subresponses` per sentence (`shortest_key_tail`). Sentences are split
+    before lower-casing, so the split MMMU intends (`. ` before a capital) takes effect."""
     tails = []
     for sentence in _SENTENCE.split(text.strip()):
-        lowered = sentence.strip().strip(".").lower()
-        found = [lowered.split(word)[-1].strip() for word in KEY_INDICATORS if word in lowered]
-        found = [tail for tail in found if tail and tail not in _TRIVIAL_TAILS]
-        if found:
-            tails.append(min(found, key=len))
+        tail = shortest_key_tail(sentence.strip().strip(".").lower())
+        if tail is not None:
+            tails.append(tail)
     return tails
+
+
+def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:
+    """MMMU's key part of one lower-cased sentence: the text after the key phrase ("is ", "so ",
+    "therefore ", ...) that leaves the shortest tail; None when no phrase leaves a real one."""
+    tails = [lowered.split(word)[-1].strip() for word in indicators if word in lowered]
+    tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
+    return min(tails, key=len) if tails else None
 
 
 def number_word(text: str) -> str:
@@ -373,7 +379,7 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
 
 def _word_pattern(word: str) -> str:
     digits = NUMBER_WORDS.get(word)
-    spelled = {digit: name for name, digit in NUMBER_WORDS.items()}.get(word)
+    spelled = _SPELLED.get(word)
     forms = [re.escape(word), *(re.escape(form) for form in (digits, spelled) if form)]
     return f"(?:{'|'.join(forms)})"
 
@@ -388,13 +394,10 @@ def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:
 
 def _only_option_covered(words: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The one option all of whose words a long answer uses, when exactly one is."""
-    if len(words.split()) <= 5:
-        return None
     used = set(words.split())
+    texts = [option_words(str(option)).split() for option in options]
     covered = [
-        letter
-        for letter, option in zip(letters, options, strict=False)
-        if option_words(str(option)) and set(option_words(str(option)).split()) <= used
+        letter for letter, text in zip(letters, texts, strict=False) if text and set(text) <= used
     ]
     return covered[0] if len(covered) == 1 else None
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from mmcritic.eval.answers import (
+    KEY_INDICATORS,
     REJECTED_BEFORE,
     Number,
     answer_span,
@@ -21,6 +22,7 @@ from mmcritic.eval.answers import (
     number_word,
     parse_number,
     plain_words,
+    shortest_key_tail,
     text_answer,
     yes_no,
 )
@@ -42,9 +44,6 @@ _UNIT_SCALE = {
 }  # fmt: skip
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 _NUMBER_IN_TEXT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|percent)?")
-# MMMU eval_utils.py `get_key_subresponses`
-_KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
-_TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 RELAXED_TOLERANCE = 0.05
 
 
@@ -210,11 +209,9 @@ def mmmu_key_answer(response: str) -> str:
     lines = response.strip().strip(".").lower().split("\n")
     key = None
     for index, line in enumerate(lines):
-        indicators = _KEY_INDICATORS + (("=",) if index == len(lines) - 1 else ())
-        tails = [line.split(word)[-1].strip() for word in indicators if word in line]
-        tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
-        if tails:
-            key = min(tails, key=len)
+        last = index == len(lines) - 1
+        tail = shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))
+        key = tail if tail is not None else key
     return key if key is not None else response.strip().lower()
 
 
