@@ -204,9 +204,8 @@ def _json_array_elements(path: Path, chunk_bytes: int = 1 << 20) -> Iterator[byt
         buffer = handle.read(chunk_bytes)
         buffer = buffer[len(BOM) :] if buffer.startswith(BOM) else buffer
         position = buffer.index(b"[") + 1
-        scanner = _ElementScanner()
         while True:
-            end = scanner.find_end(buffer, position)
+            end = _element_end(buffer, position)
             if end is None:
                 more = handle.read(chunk_bytes)
                 if not more:
@@ -215,7 +214,6 @@ def _json_array_elements(path: Path, chunk_bytes: int = 1 << 20) -> Iterator[byt
                         yield rest
                     return
                 buffer, position = buffer[position:] + more, 0
-                scanner = _ElementScanner()
                 continue
             element = buffer[position:end].strip().lstrip(b",").strip()
             if element and element != b"]":
@@ -223,35 +221,34 @@ def _json_array_elements(path: Path, chunk_bytes: int = 1 << 20) -> Iterator[byt
             position = end
 
 
-class _ElementScanner:
-    """Finds where the next array element ends: a comma or the closing bracket at depth 0."""
-
-    def find_end(self, data: bytes, start: int) -> int | None:
-        depth, in_string, escaped, seen = 0, False, False, False
-        for offset in range(start, len(data)):
-            char = data[offset]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif char == BACKSLASH:
-                    escaped = True
-                elif char == QUOTE:
-                    in_string = False
-                continue
-            if char == QUOTE:
-                in_string, seen = True, True
-            elif char in OPENERS:
-                depth, seen = depth + 1, True
-            elif char in CLOSERS:
-                if depth == 0:
-                    return offset + 1 if not seen else offset
-                depth -= 1
-            elif char == COMMA and depth == 0:
-                if seen:
-                    return offset
-            elif not chr(char).isspace():
-                seen = True
-        return None
+def _element_end(data: bytes, start: int) -> int | None:
+    """Where the array element from `start` ends: at a comma or the closing bracket at depth 0,
+    outside strings; None when `data` ends first."""
+    depth, in_string, escaped, seen = 0, False, False, False
+    for offset in range(start, len(data)):
+        char = data[offset]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == BACKSLASH:
+                escaped = True
+            elif char == QUOTE:
+                in_string = False
+            continue
+        if char == QUOTE:
+            in_string, seen = True, True
+        elif char in OPENERS:
+            depth, seen = depth + 1, True
+        elif char in CLOSERS:
+            if depth == 0:
+                return offset + 1 if not seen else offset
+            depth -= 1
+        elif char == COMMA and depth == 0:
+            if seen:
+                return offset
+        elif not chr(char).isspace():
+            seen = True
+    return None
 
 
 def _streaming_dataset(source: Source) -> Any:
