@@ -188,20 +188,27 @@ def parse_verdict(text: str) -> Verdict:
     draft and a stray `</think>` is text. Boxes in the answer that normalise to two different
     verdicts are a hedge and give no verdict (`<think>a</think>\\boxed{1}</think>\\boxed{2}`);
     repeating the same verdict is fine."""
-    text = normalize_tags(text)
-    close = text.find(THINK_CLOSE)
-    if close >= 0:
-        answer = _without_think_blocks(text[close + len(THINK_CLOSE) :])
-        thinking = text[:close]
-    elif THINK_OPEN in text:
+    parts = _answer_and_thinking(text)
+    if parts is None:
         return Verdict(None, None, "unclosed_think")
-    else:
-        answer, thinking = text, ""
+    answer, thinking = parts
     boxes = boxed_contents(answer)
     if not boxes:
         reason: Reason = "box_only_in_think" if boxed_contents(thinking) else "no_box"
         return Verdict(None, None, reason)
     return _verdict_from_boxes(boxes)
+
+
+def _answer_and_thinking(text: str) -> tuple[str, str] | None:
+    """(answer, thinking): the text after the first `</think>` with later think blocks cut
+    out, and the text before it; None for a think block opened and never closed."""
+    text = normalize_tags(text)
+    close = text.find(THINK_CLOSE)
+    if close >= 0:
+        return _without_think_blocks(text[close + len(THINK_CLOSE) :]), text[:close]
+    if THINK_OPEN in text:
+        return None
+    return text, ""
 
 
 def _without_think_blocks(text: str) -> str:
@@ -290,7 +297,8 @@ def parse_judgement(text: str) -> Judgement:
     Response 1"). A box that the words after the think block contradict is no verdict. Drafts
     inside a think block never count."""
     verdict = parse_verdict(text)
-    stated = _stated_verdict(_answer_text(text))
+    parts = _answer_and_thinking(text)
+    stated = _stated_verdict(parts[0]) if parts else None
     if verdict.reason in ("no_box", "box_only_in_think"):
         return Judgement(stated, "phrase", "ok") if stated else Judgement(None, None, "no_box")
     choice = verdict.choice
@@ -299,12 +307,6 @@ def parse_judgement(text: str) -> Judgement:
     if choice in ("1", "2") and stated is not None and stated != choice:
         return Judgement(None, None, "conflicting_boxes")
     return Judgement(choice, "box" if choice else None, "ok" if choice else verdict.reason)
-
-
-def _answer_text(text: str) -> str:
-    text = normalize_tags(text)
-    close = text.find(THINK_CLOSE)
-    return _without_think_blocks(text[close + len(THINK_CLOSE) :] if close >= 0 else text)
 
 
 def _stated_verdict(answer: str) -> str | None:
