@@ -283,6 +283,21 @@ def test_tensorboard_shows_each_step_once_after_a_resume(tiny_model_dir, resume_
     expected = tensorboard_steps(straight, "train/loss")
     assert [step for step, _ in expected] == list(range(1, STEPS + 1))
     assert tensorboard_steps(stopped, "train/loss") == expected
+    # the resumed writer itself marks steps 5 on as purged, so any reader drops the stale ones
+    assert purge_steps(stopped) == [5]
+
+
+def purge_steps(run_dir: Path) -> list[int]:
+    """Steps at which an event file of the run starts a new session (TensorBoard's purge)."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    from tensorboard.compat.proto.event_pb2 import SessionLog
+
+    return [
+        event.step
+        for path in sorted((run_dir / "tensorboard").glob("events.out.tfevents*"))
+        for event in EventFileLoader(str(path)).Load()
+        if event.HasField("session_log") and event.session_log.status == SessionLog.START
+    ]
 
 
 def test_the_trainer_internals_resume_overrides_keep_their_signatures():
