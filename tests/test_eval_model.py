@@ -81,12 +81,12 @@ class RecordingEngine:
         return self.engine.generate(requests, sampling)
 
 
-def _recorded(options: EvalOptions) -> tuple[ModelBackend, RecordingEngine, RecordingEngine]:
-    """A model backend whose policy and critic generation is recorded."""
+def _recorded(options: EvalOptions) -> tuple[ModelBackend, RecordingEngine]:
+    """A model backend whose generation (prompts, self-critique, judging) is recorded."""
     backend = ModelBackend(options.model, options.generation, options.device, options.dtype)
-    backend.policy.backend = policy = RecordingEngine(backend.policy.backend)
-    backend.critic.backend = critic = RecordingEngine(backend.critic.backend)
-    return backend, policy, critic
+    engine = RecordingEngine(backend.engine)
+    backend.engine = backend.policy.backend = backend.critic.backend = engine
+    return backend, engine
 
 
 def _shown(engine: RecordingEngine) -> list[list[str]]:
@@ -106,7 +106,7 @@ def test_every_image_and_video_of_an_item_reaches_the_model(
         device="cpu",
         show_progress=False,
     )
-    backend, policy, _ = _recorded(options)
+    backend, policy = _recorded(options)
 
     results = run_eval(options, backend)
 
@@ -217,7 +217,7 @@ def test_a_video_given_as_a_frame_folder_is_judged_as_a_video(tiny_model_dir, tm
         device="cpu",
         show_progress=False,
     )
-    backend, _, critic = _recorded(options)
+    backend, critic = _recorded(options)
 
     result = run_eval(options, backend)["tasks"]["mm_rlhf_rewardbench"]
 

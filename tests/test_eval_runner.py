@@ -161,7 +161,7 @@ def test_sample_lines_hold_prompt_response_parsed_answer_target_and_score(
     chart = _lines(samples_path(tmp_path / "out", "chartqa"))
     critic = _lines(samples_path(tmp_path / "out", "vl_rewardbench"))
 
-    assert chart[0]["prompt"].startswith("What percentage of people like tea?")
+    assert chart[0]["prompt"].startswith("<image>What percentage of people like tea?")
     assert chart[0]["prompt"].endswith("The final answer MUST BE put in \\boxed{}.")
     assert (chart[0]["response"], chart[0]["parsed"], chart[0]["target"]) == (
         "\\boxed{12.0%}",
@@ -355,6 +355,7 @@ def test_critic_verdicts_stated_in_words_are_read_and_counted(tmp_path, eval_dat
     assert [line["parsed"] for line in lines] == ["1", "2", "1", None]
     assert [line["verdict_source"] for line in lines] == ["phrase", "phrase", "phrase", None]
     assert results["tasks"]["vl_rewardbench"]["verdict_sources"] == {
+        "official": 0,
         "box": 0,
         "phrase": 3,
         "unreadable": 1,

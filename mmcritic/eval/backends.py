@@ -7,30 +7,36 @@ running a checkpoint take the same path through prompt building, scoring and agg
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mmcritic.eval.data import model_media
+from mmcritic.eval.protocols.prompt import Decoding, Prompt
 from mmcritic.eval.tasks import CriticTask, Pair, PolicyTask, Problem
+from mmcritic.inference.media import MediaBudget
 from mmcritic.inference.self_critique import Strategy
-from mmcritic.rewards.parsing import parse_judgement
+from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
+    from mmcritic.inference.engine import Request
 
 SWAP = {"1": "2", "2": "1", "tie": "tie", None: None}
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One row ready for the model: its id, what the task built from it, and where its
-    relative media paths resolve."""
+    """One row ready for the model: its id, what the task built from it (scored against), the
+    prompt the protocol asks (and the swapped pair's, for critic tasks judged both ways), and
+    where its relative media paths resolve."""
 
     doc_id: int
     item: Problem | Pair
     base_dir: Path
+    prompt: Prompt
+    swapped_prompt: Prompt | None = None
 
 
 @dataclass(frozen=True)
@@ -57,13 +63,24 @@ class CriticOutput:
     swapped_source: str | None = None
 
 
-def critic_output(raw: str, swapped_raw: str | None = None) -> CriticOutput:
-    """Reads a critic's text (and its text for the swapped pair) the way evaluation reads
-    verdicts: `parse_judgement`, a box or else a verdict stated in words."""
-    first = parse_judgement(raw)
+@dataclass(frozen=True)
+class CriticTexts:
+    """What a critic wrote about a pair, and about the swapped pair when judged both ways."""
+
+    raw: str
+    swapped_raw: str | None = None
+
+
+def critic_output(
+    texts: CriticTexts, read: Callable[[str], Judgement] = parse_judgement
+) -> CriticOutput:
+    """Reads a critic's texts with the protocol's verdict reader (`parse_judgement` by
+    default: a box, else a verdict stated in words)."""
+    raw, swapped_raw = texts.raw, texts.swapped_raw
+    first = read(raw)
     if swapped_raw is None:
         return CriticOutput(first.choice, raw, first.reason, source=first.source)
-    swapped = parse_judgement(swapped_raw)
+    swapped = read(swapped_raw)
     return CriticOutput(
         first.choice,
         raw,
@@ -83,8 +100,8 @@ class Backend(Protocol):
 
     def judge(
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool
-    ) -> list[CriticOutput]:
-        """One verdict per sample, in order."""
+    ) -> list[CriticTexts]:
+        """What the critic wrote for each sample, in order (and for its swapped pair)."""
         ...
 
 
@@ -105,39 +122,53 @@ class Generation:
 
 
 class ModelBackend:
-    """A checkpoint behind `Policy`, `Critic` and `best_of_n`; one model serves all three."""
+    """A checkpoint behind one generation engine: protocol prompts go to it directly, and
+    `Policy`, `Critic` and `best_of_n` share it for self-critique. `media` sizes every image
+    and video (the protocol's budget)."""
 
-    def __init__(self, model_path: str, generation: Generation, device: str, dtype: str):
+    def __init__(
+        self,
+        model_path: str,
+        generation: Generation,
+        device: str,
+        dtype: str,
+        media: MediaBudget | None = None,
+    ):
         from mmcritic.inference import Critic, Policy, load_model_for_inference
+        from mmcritic.inference.engine import make_backend
 
         model, processor = load_model_for_inference(model_path, device=device, dtype=dtype)
         tokens, batch = generation.max_new_tokens, generation.batch_size
+        self.engine = make_backend(model, processor, batch)
         self.policy = Policy(
             model,
             processor,
             max_new_tokens=tokens,
-            batch_size=batch,
             think_suffix=generation.think_suffix,
+            engine=self.engine,
         )
-        self.critic = Critic(model, processor, max_new_tokens=tokens, batch_size=batch)
+        self.critic = Critic(model, processor, max_new_tokens=tokens, engine=self.engine)
         self.generation = generation
+        self.media = media or MediaBudget()
 
     def answer(self, task: PolicyTask, samples: Sequence[Sample]) -> list[PolicyOutput]:
-        items = [(sample_media(sample, task.max_frames), sample.item.text) for sample in samples]
-        gen = self.generation
+        media = [self._media(sample, sample.prompt, task) for sample in samples]
+        requests = [_request(s.prompt, m) for s, m in zip(samples, media, strict=True)]
+        decoding, gen = _decoding([s.prompt for s in samples]), self.generation
         if gen.bon_n == 1:
-            texts = [outputs[0] for outputs in self.complete(items, 1, 0.0)]
-            return [PolicyOutput(text) for text in texts]
-        candidates = self.complete(items, gen.bon_n, gen.temperature)
+            texts = self.engine.generate(requests, _sampling(decoding, 1, None, gen.seed))
+            return [PolicyOutput(outputs[0]) for outputs in texts]
+        sampling = _sampling(decoding, gen.bon_n, gen.temperature, gen.seed)
+        candidates = self.engine.generate(requests, sampling)
         return [
-            self._select(media, question, texts)
-            for (media, question), texts in zip(items, candidates, strict=True)
+            self._select(shown, sample.item.text, texts)
+            for sample, shown, texts in zip(samples, media, candidates, strict=True)
         ]
 
     def complete(
         self, items: Sequence[tuple[Any, str]], n: int, temperature: float
     ) -> list[list[str]]:
-        """`n` completion texts per (media, question)."""
+        """`n` completion texts per (media, question), asked the r1 way (`Policy`)."""
         seed = self.generation.seed
         answers = self.policy.answer_many(items, n=n, temperature=temperature, seed=seed)
         return [[answer.text for answer in samples] for samples in answers]
@@ -153,17 +184,61 @@ class ModelBackend:
 
     def judge(
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool
-    ) -> list[CriticOutput]:
-        pairs = [(sample_media(sample, task.max_frames), sample.item) for sample in samples]
-        items = [(media, p.question, p.response_1, p.response_2) for media, p in pairs]
-        judged = self.critic.compare_many(items, both_orders=both_orders)
-        return [critic_output(c.raw, c.swapped_raw if c.both_orders else None) for c in judged]
+    ) -> list[CriticTexts]:
+        prompts = [sample.prompt for sample in samples]
+        if both_orders:
+            prompts += [_swapped(sample) for sample in samples]
+        shown = [*samples, *samples] if both_orders else list(samples)
+        requests = [
+            _request(prompt, self._media(sample, prompt, task))
+            for sample, prompt in zip(shown, prompts, strict=True)
+        ]
+        sampling = _sampling(_decoding(prompts), 1, None, self.generation.seed)
+        texts = [outputs[0] for outputs in self.engine.generate(requests, sampling)]
+        if not both_orders:
+            return [CriticTexts(text) for text in texts]
+        half = len(samples)
+        return [CriticTexts(a, b) for a, b in zip(texts[:half], texts[half:], strict=True)]
+
+    def _media(self, sample: Sample, prompt: Prompt, task: PolicyTask | CriticTask) -> list[Media]:
+        return model_media(
+            prompt.images, prompt.videos, sample.base_dir, task.max_frames, self.media
+        )
+
+
+def _request(prompt: Prompt, media: list[Media]) -> Request:
+    from mmcritic.inference.engine import Request
+
+    return Request(prompt.text, media, prompt.layout)
+
+
+def _swapped(sample: Sample) -> Prompt:
+    if sample.swapped_prompt is None:
+        raise ValueError(f"doc_id {sample.doc_id} has no swapped prompt for --both-orders")
+    return sample.swapped_prompt
+
+
+def _decoding(prompts: Sequence[Prompt]) -> Decoding:
+    """The decoding a batch shares; a task's prompts under one protocol always agree."""
+    decodings = {prompt.decoding for prompt in prompts}
+    if len(decodings) != 1:
+        raise ValueError(f"a batch mixes decodings {sorted(map(str, decodings))}")
+    return decodings.pop()
+
+
+def _sampling(decoding: Decoding, n: int, temperature: float | None, seed: int) -> Any:
+    """Engine sampling for a protocol's decoding; `temperature` replaces its own (Best-of-N
+    samples at the run's temperature)."""
+    from mmcritic.inference.engine import Sampling
+
+    heat = decoding.temperature if temperature is None else temperature
+    return Sampling(decoding.max_new_tokens, n, heat, decoding.top_p, seed)
 
 
 def sample_media(sample: Sample, max_frames: int | None) -> list[Media]:
-    """Everything a sample shows the model, in prompt order."""
-    item = sample.item
-    return model_media(item.images, item.videos, sample.base_dir, max_frames)
+    """Everything a sample's prompt shows the model, images then videos, at the r1 budget."""
+    prompt = sample.prompt
+    return model_media(prompt.images, prompt.videos, sample.base_dir, max_frames)
 
 
 class ReplayBackend:
@@ -191,19 +266,19 @@ class ReplayBackend:
 
     def judge(
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool
-    ) -> list[CriticOutput]:
-        return [self._verdict(task.name, sample.doc_id, both_orders) for sample in samples]
+    ) -> list[CriticTexts]:
+        return [self._texts(task.name, sample.doc_id, both_orders) for sample in samples]
 
-    def _verdict(self, task: str, doc_id: int, both_orders: bool) -> CriticOutput:
+    def _texts(self, task: str, doc_id: int, both_orders: bool) -> CriticTexts:
         line = self._line(task, doc_id)
         if not both_orders:
-            return critic_output(str(line["response"]))
+            return CriticTexts(str(line["response"]))
         if "swapped_response" not in line:
             raise ValueError(
                 f"{self.path}: task {task} doc_id {doc_id} has no swapped_response, which "
                 "--both-orders needs"
             )
-        return critic_output(str(line["response"]), str(line["swapped_response"]))
+        return CriticTexts(str(line["response"]), str(line["swapped_response"]))
 
 
 def _read_replay(path: Path) -> dict[tuple[str, int], dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `mmcritic eval`; each maps onto one `EvalOptions` field."""
+    from mmcritic.eval.protocols import PROTOCOL_NAMES
     from mmcritic.inference.self_critique import STRATEGIES
 
     parser.add_argument("--model", help="model folder or hub id, or replay:FILE (saved responses)")
@@ -31,11 +33,24 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling with --bon-n")
     parser.add_argument("--both-orders", action="store_true", help="judge pairs both ways")
     parser.add_argument(
+        "--protocol",
+        choices=PROTOCOL_NAMES,
+        default="r1",
+        help="whose prompts, media budget and decoding: r1 (LLaVA-Critic-R1's think/boxed "
+        "convention), lmms-eval (what lmms-eval 0.7.3 gives Qwen2.5-VL) or official (each "
+        "benchmark's released prompt); docs/scoring.md has the table",
+    )
+    parser.add_argument(
         "--no-think-suffix",
         action="store_true",
-        help="ask policy questions without the think/boxed instruction",
+        help="r1 only: ask policy questions without the think/boxed instruction",
     )
-    parser.add_argument("--max-new-tokens", type=int, default=2048)
+    parser.add_argument(
+        "--max-new-tokens",
+        type=int,
+        help="override the protocol's limit (r1: 2048; lmms-eval: per task); recorded as an "
+        "override, since the numbers are then the run's own",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
     parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto")
@@ -50,6 +65,7 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> dict[str, Any]:
     """Runs `mmcritic eval` from parsed flags; returns what it prints."""
     from mmcritic.eval.runner import EvalOptions, run_eval
+    from mmcritic.eval.suites import summary
 
     if args.list:
         return list_tasks()
@@ -68,6 +84,7 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
         bon_strategy=args.bon_strategy,
         temperature=args.temperature,
         both_orders=args.both_orders,
+        protocol=args.protocol,
         think_suffix=not args.no_think_suffix,
         max_new_tokens=args.max_new_tokens,
         seed=args.seed,
@@ -76,7 +93,10 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
         dtype=args.dtype,
         show_progress=show_progress,
     )
-    return run_eval(options, judge=load_judge(args.judge) if args.judge else None)
+    results = run_eval(options, judge=load_judge(args.judge) if args.judge else None)
+    if show_progress:
+        print(summary(results), file=sys.stderr)
+    return results
 
 
 def pairs(values: Sequence[str], flag: str) -> dict[str, str]:

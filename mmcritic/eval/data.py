@@ -27,6 +27,7 @@ from mmcritic.eval.tasks import Task
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
+    from mmcritic.inference.media import MediaBudget
 
 logger = logging.getLogger(__name__)
 
@@ -132,20 +133,36 @@ def _local_path(value: str, base_dir: Path, kind: str) -> str:
 
 
 def model_media(
-    images: Sequence[Any], videos: Sequence[Any], base_dir: Path, max_frames: int | None
+    images: Sequence[Any],
+    videos: Sequence[Any],
+    base_dir: Path,
+    max_frames: int | None,
+    budget: MediaBudget | None = None,
 ) -> list[Media]:
-    """The `Media` of a sample in prompt order: its images, then its videos (Qwen's order, as
-    `mmcritic.data.prompts.user_message` places them)."""
+    """The `Media` of a sample, images then videos (the indices a `Prompt`'s parts use), each
+    sized by `budget` (the r1 budget by default)."""
+    from mmcritic.inference import Media
+    from mmcritic.inference.media import MediaBudget
+
+    budget = budget or MediaBudget()
+    low, high = budget.image_min_pixels, budget.image_max_pixels
+    shown = [
+        Media.image(image_value(value, base_dir), low, high, budget.resize_twice)
+        for value in images
+    ]
+    return shown + [_video_media(value, base_dir, max_frames, budget) for value in videos]
+
+
+def _video_media(value: Any, base_dir: Path, max_frames: int | None, budget: MediaBudget) -> Media:
     from mmcritic.inference import Media
 
-    shown = [Media.image(image_value(value, base_dir)) for value in images]
-    return shown + [_video_media(value, base_dir, max_frames) for value in videos]
-
-
-def _video_media(value: Any, base_dir: Path, max_frames: int | None) -> Media:
-    from mmcritic.inference import Media
-
-    path = video_path(value, base_dir)
+    path, video = video_path(value, base_dir), budget.video
     if Path(path).is_dir():
-        return Media.frames(path, max_frames=max_frames)
-    return Media.video(path, max_frames=max_frames)
+        return Media.frames(
+            path,
+            max_frames=max_frames,
+            min_pixels=video.min_pixels,
+            max_pixels=video.max_pixels,
+            budget=video,
+        )
+    return Media.video_in(path, video, max_frames)

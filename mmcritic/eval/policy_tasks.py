@@ -174,6 +174,8 @@ MATHVISTA_TESTMINI = PolicyTask(
     dataset=DatasetRef(("AI4Math/MathVista",), "testmini"),
     fields={
         "query": "query",
+        "question": "question",
+        "unit": "unit",
         "answer": "answer",
         "choices": "choices",
         "question_type": "question_type",
@@ -276,6 +278,7 @@ MATHVERSE_TESTMINI = PolicyTask(
         "question_type": "question_type",
         "problem_version": "problem_version",
         "question_for_eval": "question_for_eval",
+        "query_wo": "query_wo",
         "image": "image",
     },
     problem=_mathverse_problem,
@@ -555,6 +558,7 @@ def _mmvu_problem(row: Row) -> Problem:
         "question_type": row["question_type"],
         "letters": list(options),
         "options": list(options.values()),
+        "choices": dict(choices),
     }
     return Problem(text, str(row["answer"]), videos=[row["video"]], meta=meta)
 
@@ -609,12 +613,17 @@ MMVU = PolicyTask(
 
 
 def _videomme_problem(row: Row) -> Problem:
-    options = "\n".join(str(option) for option in _as_list(row["options"]))
+    option_lines = [str(option) for option in _as_list(row["options"])]
+    options = "\n".join(option_lines)
     text = (
         "Select the best answer to the following multiple-choice question based on the video.\n"
         f"{row['question']}\n{options}\n{MC_INSTRUCTION}"
     )
-    meta = {"duration": row.get("duration", ""), "letters": option_letters(4)}
+    meta = {
+        "duration": row.get("duration", ""),
+        "letters": option_letters(4),
+        "option_lines": option_lines,
+    }
     return Problem(text, str(row["answer"]), videos=[f"{row['videoID']}.mp4"], meta=meta)
 
 

@@ -25,18 +25,28 @@ from typing import Any
 
 from tqdm import tqdm
 
-from mmcritic.data.prompts import builtin_template, render
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import (
     Backend,
     CriticOutput,
+    CriticTexts,
     Generation,
     ModelBackend,
     PolicyOutput,
     ReplayBackend,
     Sample,
+    critic_output,
 )
 from mmcritic.eval.data import TaskRows
+from mmcritic.eval.protocols import (
+    PROTOCOLS,
+    critic_prompt,
+    policy_prompt,
+    protocol,
+    task_prompt,
+    verdict_reader,
+)
+from mmcritic.eval.protocols.r1 import DEFAULT_MAX_NEW_TOKENS
 from mmcritic.eval.tasks import PolicyTask, Row, Task, get_task
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 
@@ -47,7 +57,8 @@ REPLAY_PREFIX = "replay:"
 # -> score in [0, 1]. The rule-based score is kept next to it in each sample line.
 Judge = Callable[[str, Any, str], float]
 # Settings a resumed run must share with the run it continues; limit and batch size may change.
-_RESUMABLE = ("model", "think_suffix", "bon_n", "bon_strategy", "temperature", "both_orders")
+_RESUMABLE = ("model", "protocol", "think_suffix", "bon_n", "bon_strategy", "temperature")
+_RESUMABLE += ("both_orders",)
 _RESUMABLE += ("seed", "max_new_tokens", "task_data", "media_root")
 
 
@@ -56,6 +67,8 @@ class EvalOptions:
     """Everything an eval run needs; the `mmcritic eval` flags map onto these one to one.
 
     `model` is a checkpoint path or hub id, or `replay:FILE` to re-score saved responses.
+    `protocol` names whose prompts, media budget and decoding are used (`mmcritic.eval.protocols`);
+    `max_new_tokens` overrides the protocol's limit, which makes the numbers its own.
     `task_data` points a task at a local copy (anything `datasets` loads) and `media_root` at the
     folder its relative media paths resolve against. `bon_n` > 1 samples that many answers at
     `temperature` and picks one with `bon_strategy`; `both_orders` judges every critic pair in
@@ -73,8 +86,9 @@ class EvalOptions:
     bon_strategy: Strategy = "knockout"
     temperature: float = 1.0
     both_orders: bool = False
+    protocol: str = "r1"
     think_suffix: bool = True
-    max_new_tokens: int = 2048
+    max_new_tokens: int | None = None
     seed: int = 0
     resume: bool = False
     device: str = "auto"
@@ -102,11 +116,19 @@ class EvalOptions:
             )
         if self.bon_n > 1 and self.temperature <= 0:
             raise ValueError("bon_n > 1 samples answers: set temperature > 0 (e.g. 1.0)")
+        protocol(self.protocol)
+        if not self.think_suffix and self.protocol != "r1":
+            raise ValueError(
+                f"--no-think-suffix applies to the r1 protocol; {self.protocol} prompts never "
+                "carry the think/boxed instruction"
+            )
+        if self.max_new_tokens is not None and self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
 
     @property
     def generation(self) -> Generation:
         return Generation(
-            self.max_new_tokens,
+            self.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
             self.batch_size,
             self.think_suffix,
             self.bon_n,
@@ -145,7 +167,8 @@ def run_eval(
 def _backend(options: EvalOptions) -> Backend:
     if options.model.startswith(REPLAY_PREFIX):
         return ReplayBackend(options.model.removeprefix(REPLAY_PREFIX))
-    return ModelBackend(options.model, options.generation, options.device, options.dtype)
+    media = PROTOCOLS[options.protocol].media
+    return ModelBackend(options.model, options.generation, options.device, options.dtype, media)
 
 
 def _check_settings(options: EvalOptions) -> None:
@@ -191,7 +214,7 @@ def run_task(
     )
     with bar:
         pending = (
-            make_sample(task, doc_id, row, base_dir)
+            make_sample(task, doc_id, row, base_dir, options)
             for doc_id, row in islice(rows, options.limit)
             if doc_id not in log.done
         )
@@ -203,11 +226,28 @@ def run_task(
     return _task_result(task, options, kept, rows.location)
 
 
-def make_sample(task: Task, doc_id: int, data: dict[str, Any], base_dir: Path) -> Sample:
-    """What the task builds from one row: a policy `Problem` or a critic `Pair`."""
+def make_sample(
+    task: Task,
+    doc_id: int,
+    data: dict[str, Any],
+    base_dir: Path,
+    options: EvalOptions | None = None,
+) -> Sample:
+    """What the task builds from one row (a policy `Problem` or a critic `Pair`) and the prompt
+    the run's protocol asks with it (r1 when no options are given)."""
     row = Row(task.name, doc_id, data, task.fields)
-    item = task.problem(row) if isinstance(task, PolicyTask) else task.pair(row)
-    return Sample(doc_id, item, base_dir)
+    name = options.protocol if options else "r1"
+    tokens = options.max_new_tokens if options else None
+    if isinstance(task, PolicyTask):
+        problem = task.problem(row)
+        suffix = options.think_suffix if options else True
+        prompt = policy_prompt(task.name, name, row, problem, suffix, tokens)
+        return Sample(doc_id, problem, base_dir, prompt)
+    pair = task.pair(row)
+    swapped = critic_prompt(task.name, name, pair, True, tokens)
+    return Sample(
+        doc_id, pair, base_dir, critic_prompt(task.name, name, pair, False, tokens), swapped
+    )
 
 
 def _batches(samples: Iterator[Sample], size: int) -> Iterator[list[Sample]]:
@@ -225,11 +265,15 @@ def _score_batch(
     if isinstance(task, PolicyTask):
         outputs = backend.answer(task, batch)
         return [
-            _policy_record(task, sample, output, judge, options.think_suffix)
+            _policy_record(task, sample, output, judge)
             for sample, output in zip(batch, outputs, strict=True)
         ]
-    verdicts = backend.judge(task, batch, options.both_orders)
-    return [_critic_record(s, out) for s, out in zip(batch, verdicts, strict=True)]
+    read = verdict_reader(task.name, options.protocol)
+    texts: list[CriticTexts] = backend.judge(task, batch, options.both_orders)
+    return [
+        _critic_record(sample, critic_output(text, read))
+        for sample, text in zip(batch, texts, strict=True)
+    ]
 
 
 def _policy_record(
@@ -237,11 +281,9 @@ def _policy_record(
     sample: Sample,
     output: PolicyOutput,
     judge: Judge | None,
-    think_suffix: bool,
 ) -> dict[str, Any]:
     problem = sample.item
-    prompt = render(builtin_template("verifiable"), think_suffix, question=problem.text)
-    record: dict[str, Any] = {"doc_id": sample.doc_id, "prompt": prompt}
+    record: dict[str, Any] = {"doc_id": sample.doc_id, "prompt": sample.prompt.shown()}
     answer = final_answer(output.response)
     scored = task.score(answer, problem)
     record |= {
@@ -261,7 +303,8 @@ def _critic_record(sample: Sample, output: CriticOutput) -> dict[str, Any]:
     pair = sample.item
     record: dict[str, Any] = {
         "doc_id": sample.doc_id,
-        "prompt": pair.question,
+        "question": pair.question,
+        "prompt": sample.prompt.shown(),
         "response_1": pair.response_1,
         "response_2": pair.response_2,
         "target": pair.truth,
@@ -297,6 +340,7 @@ def _task_result(
         "metrics": task.aggregate(records) if records else {},
         "n_samples": len(records),
         "scoring": "LLM judge (hook passed to the runner)" if judged else task.scoring,
+        "protocol": protocol_settings(task, options),
         "settings": options.settings()
         | {
             "dataset": location,
@@ -309,10 +353,31 @@ def _task_result(
     return result
 
 
+def protocol_settings(task: Task, options: EvalOptions) -> dict[str, Any]:
+    """Every setting the run's protocol implies for `task`: the protocol, where the prompt's
+    wording comes from, the decoding (with `--max-new-tokens` applied), the media budget and
+    which published tables the numbers compare with; `overrides` lists what the run changed."""
+    chosen = protocol(options.protocol)
+    spec = task_prompt(task.name, task.kind, options.protocol)
+    settings = chosen.describe() | spec.describe()
+    overrides = {}
+    if options.max_new_tokens is not None:
+        settings["decoding"]["max_new_tokens"] = options.max_new_tokens
+        overrides["max_new_tokens"] = options.max_new_tokens
+    if task.kind == "policy" and options.protocol == "r1":
+        settings["think_suffix"] = options.think_suffix
+        if not options.think_suffix:
+            overrides["think_suffix"] = False
+    if options.bon_n > 1 and task.kind == "policy":
+        overrides |= {"bon_n": options.bon_n, "temperature": options.temperature}
+    return settings | {"overrides": overrides}
+
+
 def verdict_sources(records: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """How the critic's verdicts were read, over every judged order: `box`, `phrase` (stated in
-    words, no box) or `unreadable`, so a score earned from phrased verdicts is visible."""
-    counts = {"box": 0, "phrase": 0, "unreadable": 0}
+    """How the critic's verdicts were read, over every judged order: `official` (the
+    benchmark's own rule), `box`, `phrase` (stated in words, no box) or `unreadable`, so a
+    score earned from phrased verdicts is visible."""
+    counts = {"official": 0, "box": 0, "phrase": 0, "unreadable": 0}
     for record in records:
         for key in ("verdict_source", "swapped_verdict_source"):
             if key in record:

@@ -29,3 +29,26 @@ def headline(results: Mapping[str, Any]) -> dict[str, float | None]:
         metrics = task["metrics"]
         summary[name] = metrics.get(HEADLINE.get(name, "accuracy")) if metrics else None
     return summary
+
+
+def summary(results: Mapping[str, Any]) -> str:
+    """A few lines a person reads after a run: per task its headline figure, sample count, the
+    protocol with its prompt source and decoding, and what the run overrode."""
+    lines = []
+    for (name, task), figure in zip(
+        results["tasks"].items(), headline(results).values(), strict=True
+    ):
+        settings = task.get("protocol", {})
+        decoding = settings.get("decoding", {})
+        shown = "n/a" if figure is None else f"{figure:.4f}"
+        sampled = f"T={decoding.get('temperature')}" if decoding.get("sampled") else "greedy"
+        lines.append(
+            f"{name}: {HEADLINE.get(name, 'accuracy')} {shown} on {task['n_samples']} samples | "
+            f"protocol {settings.get('name')}, {sampled}, max_new_tokens "
+            f"{decoding.get('max_new_tokens')} | prompt: {settings.get('prompt_source')}"
+        )
+        if settings.get("overrides"):
+            lines.append(f"  overrides: {settings['overrides']} (not the protocol's own numbers)")
+        if "verdict_sources" in task:
+            lines.append(f"  verdicts read: {task['verdict_sources']}")
+    return "\n".join(lines)

@@ -161,15 +161,25 @@ class Critic(FromPretrained):
     def _pairwise_request(
         self, media: MediaInput, question: str, first: str, second: str
     ) -> Request:
-        text = render(
-            self.pairwise_template,
-            question=question,
-            response_1=first,
-            response_2=second,
-            media=_media_word(media),
-            tie_clause=TIE_CLAUSE if self.allow_ties else "",
+        text = pairwise_text(
+            self.pairwise_template, question, first, second, _media_word(media), self.allow_ties
         )
         return Request(text, media)
+
+
+def pairwise_text(
+    template: str, question: str, first: str, second: str, media: str, allow_ties: bool = False
+) -> str:
+    """A pairwise prompt: the template filled with the pair in the order shown, `media` naming
+    what the critic sees ("image", "video", ...), and the think/boxed instruction."""
+    return render(
+        template,
+        question=question,
+        response_1=first,
+        response_2=second,
+        media=media,
+        tie_clause=TIE_CLAUSE if allow_ties else "",
+    )
 
 
 def _media_word(media: MediaInput) -> str:

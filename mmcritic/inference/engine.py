@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 from mmcritic.data.prompts import user_message
 from mmcritic.inference.generation import generate
-from mmcritic.inference.media import MediaInput, MediaKind, media_counts, media_list
+from mmcritic.inference.media import Media, MediaInput, MediaKind, media_counts, media_list
 from mmcritic.models.loading import load_model, load_processor, resolve_device, resolve_dtype
 
 logger = logging.getLogger(__name__)
@@ -24,20 +24,46 @@ BackendName = Literal["transformers", "vllm"]
 
 @dataclass(frozen=True)
 class Request:
-    """One prompt: the user text and what is shown before it, in order: one `Media`, a
-    sequence of them, or None for text only. The prompt holds one placeholder per item, images
-    before videos (`user_message`), and the processor gets the loaded items in that order."""
+    """One prompt: the user text and what is shown with it: one `Media`, a sequence of them, or
+    None for text only. By default every item comes first, images before videos, then the text
+    (`user_message`). `layout` places them otherwise: text pieces and media indices in the order
+    the model reads them, so MMMU's pictures can stand where its question refers to them
+    (`("Compare", 0, "with", 1, ".")`); it must name every media item once."""
 
     text: str
     media: MediaInput
+    layout: tuple[str | int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.layout is not None:
+            slots = sorted(part for part in self.layout if isinstance(part, int))
+            if slots != list(range(len(media_list(self.media)))):
+                raise ValueError(
+                    f"a layout must place each of the {len(media_list(self.media))} media items "
+                    f"once; it places {slots}"
+                )
 
     def message(self) -> list[dict[str, Any]]:
-        """The chat message: a placeholder per image and per video, then the text."""
-        return user_message(self.text, *media_counts(self.media))
+        """The chat message: a placeholder per image and per video, and the text."""
+        if self.layout is None:
+            return user_message(self.text, *media_counts(self.media))
+        items = media_list(self.media)
+        content = [
+            {"type": "text", "text": part} if isinstance(part, str) else {"type": items[part].kind}
+            for part in self.layout
+        ]
+        return [{"role": "user", "content": content}]
 
     def loaded(self, kind: MediaKind) -> list[Any]:
-        """The images (PIL) or videos (`LoadedVideo`) of this prompt, loaded, in order."""
-        return [item.load() for item in media_list(self.media) if item.kind == kind]
+        """The images (PIL) or videos (`LoadedVideo`) of this prompt, loaded, in the order the
+        message places them."""
+        return [item.load() for item in self._in_order() if item.kind == kind]
+
+    def _in_order(self) -> list[Media]:
+        items = media_list(self.media)
+        if self.layout is None:
+            return list(items)
+        return [items[part] for part in self.layout if isinstance(part, int)]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +32,23 @@ VIDEO_MAX_PIXELS = VideoBudget.max_pixels
 FRAME_SUFFIXES = (".bmp", ".jpeg", ".jpg", ".png", ".webp")
 
 MediaKind = Literal["image", "video"]
+TRAINING_VIDEO = VideoBudget()
+
+
+@dataclass(frozen=True)
+class MediaBudget:
+    """How a run's media are sized: images into [image_min_pixels, image_max_pixels] (with
+    `resize_twice`, first rounded by qwen-vl-utils' defaults and then fitted into the budget,
+    which is how lmms-eval's Qwen2.5-VL path sizes them: qwen-vl-utils, then the processor), and
+    videos under `video`. The defaults are the r1 budget."""
+
+    image_min_pixels: int = IMAGE_MIN_PIXELS
+    image_max_pixels: int = IMAGE_MAX_PIXELS
+    resize_twice: bool = False
+    video: VideoBudget = TRAINING_VIDEO
+
+    def describe(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,8 @@ class Media:
     fps: float | None = None
     max_frames: int | None = None
     frame_rate: float | None = None
+    resize_twice: bool = False
+    video_budget: VideoBudget = TRAINING_VIDEO
     _loaded: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -68,11 +87,15 @@ class Media:
         source: str | Path | Image.Image,
         min_pixels: int = IMAGE_MIN_PIXELS,
         max_pixels: int = IMAGE_MAX_PIXELS,
+        resize_twice: bool = False,
     ) -> Media:
-        """An image file, URL or PIL image, resized into [min_pixels, max_pixels] on load."""
+        """An image file, URL or PIL image, resized into [min_pixels, max_pixels] on load
+        (`resize_twice`: after qwen-vl-utils' default rounding, as `MediaBudget` says)."""
         if isinstance(source, Image.Image):
-            return cls("image", source.convert("RGB"), min_pixels, max_pixels)
-        return cls("image", _checked_path(source, "image"), min_pixels, max_pixels)
+            source = source.convert("RGB")
+        else:
+            source = _checked_path(source, "image")
+        return cls("image", source, min_pixels, max_pixels, resize_twice=resize_twice)
 
     @classmethod
     def video(
@@ -82,10 +105,19 @@ class Media:
         max_frames: int | None = None,
         min_pixels: int = VIDEO_MIN_PIXELS,
         max_pixels: int = VIDEO_MAX_PIXELS,
+        budget: VideoBudget = TRAINING_VIDEO,
     ) -> Media:
         """A video file sampled at `fps` frames a second, at most `max_frames` frames, each frame
-        resized into the pixel budget; None keeps the training default (`VideoBudget`)."""
-        return cls("video", _checked_path(path, "video"), min_pixels, max_pixels, fps, max_frames)
+        resized into the pixel budget; None keeps `budget`'s value (the training default)."""
+        path = _checked_path(path, "video")
+        return cls("video", path, min_pixels, max_pixels, fps, max_frames, video_budget=budget)
+
+    @classmethod
+    def video_in(
+        cls, path: str | Path, budget: VideoBudget, max_frames: int | None = None
+    ) -> Media:
+        """A video file sized by `budget` alone, e.g. an evaluation protocol's."""
+        return cls.video(path, None, max_frames, budget.min_pixels, budget.max_pixels, budget)
 
     @classmethod
     def frames(
@@ -95,6 +127,7 @@ class Media:
         max_frames: int | None = None,
         min_pixels: int = VIDEO_MIN_PIXELS,
         max_pixels: int = VIDEO_MAX_PIXELS,
+        budget: VideoBudget = TRAINING_VIDEO,
     ) -> Media:
         """A video stored as image files, one a frame, taken at `fps` frames a second: a folder
         (its images in natural name order, so frame_2 precedes frame_10) or a list in playing
@@ -102,7 +135,16 @@ class Media:
         and resized under the same `VideoBudget` rules as a video file; the default `fps`, the
         budget's sampling rate, keeps every frame up to `max_frames`, evenly spaced beyond."""
         paths = _frame_paths(frames)
-        return cls("video", paths, min_pixels, max_pixels, None, max_frames, frame_rate=fps)
+        return cls(
+            "video",
+            paths,
+            min_pixels,
+            max_pixels,
+            None,
+            max_frames,
+            frame_rate=fps,
+            video_budget=budget,
+        )
 
     def load(self) -> Image.Image | LoadedVideo:
         """The resized image, or the sampled and resized frames with their metadata."""
@@ -127,14 +169,15 @@ class Media:
     def _fetch_image(self) -> Image.Image:
         from qwen_vl_utils import fetch_image
 
-        spec = {"image": self.source, "min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
+        source = fetch_image({"image": self.source}) if self.resize_twice else self.source
+        spec = {"image": source, "min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
         return fetch_image(spec)
 
     def _fetch(self) -> LoadedVideo:
         settings = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
         settings |= {"fps": self.fps} if self.fps is not None else {}
         settings |= {"max_frames": self.max_frames} if self.max_frames is not None else {}
-        budget = VideoBudget().with_overrides(settings)
+        budget = self.video_budget.with_overrides(settings)
         try:
             if isinstance(self.source, tuple):
                 return load_frames(self.source, self.frame_rate, budget)

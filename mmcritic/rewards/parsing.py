@@ -279,11 +279,12 @@ _LOSER = ("l",)  # groups that name the worse response
 
 @dataclass(frozen=True)
 class Judgement:
-    """A critic's verdict read for evaluation, and how: `box` (the training format) or
-    `phrase` (a verdict stated in words where no box is given); `reason` as `Verdict`'s."""
+    """A critic's verdict read for evaluation, and how: `box` (the training format), `phrase`
+    (a verdict stated in words where no box is given) or `official` (a benchmark's own rule,
+    `mmcritic.eval.protocols.verdicts`); `reason` as `Verdict`'s."""
 
     choice: str | None
-    source: Literal["box", "phrase"] | None
+    source: Literal["box", "phrase", "official"] | None
     reason: Reason
 
 

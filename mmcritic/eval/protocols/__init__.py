@@ -1,0 +1,168 @@
+"""Evaluation protocols: whose prompts, media budget, decoding and verdict reading a run uses.
+
+A number means something only next to the protocol that produced it:
+
+- `r1`: LLaVA-Critic-R1's convention (the think/boxed instruction, greedy decoding up to 2,048
+  new tokens, the critic's training template), as the model is trained;
+- `lmms-eval`: exactly what lmms-eval 0.7.3 gives Qwen2.5-VL on each task (prompts, media
+  placement, pixel budget, decoding), so numbers compare with tables made with lmms-eval;
+- `official`: each benchmark's own released prompt where it has one, lmms-eval's otherwise.
+
+The builders live in `r1`, `lmms_eval` and `official`; this module names the protocols,
+resolves a task's prompt under one, and says how its verdicts are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from mmcritic.data.video import VideoBudget
+from mmcritic.eval.protocols import lmms_eval, official, r1, verdicts
+from mmcritic.eval.protocols.prompt import Decoding, Prompt, TaskPrompt, media_first
+from mmcritic.eval.tasks import Pair, Problem, Row
+from mmcritic.inference.media import MediaBudget
+from mmcritic.rewards.parsing import Judgement, parse_judgement
+
+__all__ = [
+    "PROTOCOLS",
+    "PROTOCOL_NAMES",
+    "Decoding",
+    "Prompt",
+    "Protocol",
+    "critic_prompt",
+    "media_first",
+    "policy_prompt",
+    "protocol",
+    "task_prompt",
+    "verdict_reader",
+]
+
+ProtocolName = Literal["r1", "lmms-eval", "official"]
+PROTOCOL_NAMES: tuple[ProtocolName, ...] = ("r1", "lmms-eval", "official")
+
+# lmms-eval's Qwen2.5-VL class: min_pixels 256*28*28, max_pixels 1605632; a video is 32 frames
+# (fewer when it has fewer, always even), each frame in [200704, 1605632] pixels, which
+# qwen-vl-utils 0.0.14 caps at 768 tokens (602,112 pixels) a frame within its default total.
+LMMS_EVAL_MEDIA = MediaBudget(
+    image_min_pixels=200_704,
+    image_max_pixels=1_605_632,
+    resize_twice=True,
+    video=VideoBudget(
+        min_frames=32,
+        max_frames=32,
+        min_pixels=200_704,
+        max_pixels=768 * 28 * 28,
+        total_pixels=int(128_000 * 28 * 28 * 0.9),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A named protocol: how media are sized and which published tables its numbers compare
+    with; prompts and decoding come per task from its builders."""
+
+    name: ProtocolName
+    summary: str
+    media: MediaBudget
+    comparable_with: str
+
+    def describe(self) -> dict[str, Any]:
+        """The settings the protocol implies, as results.json records them."""
+        return asdict(self)
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "r1": Protocol(
+        "r1",
+        "LLaVA-Critic-R1: think/boxed instruction, greedy, up to 2,048 new tokens; critic "
+        "suites with the training template",
+        MediaBudget(),
+        "LLaVA-Critic-R1's tables (arXiv 2509.00676) and runs of mmcritic's r1 protocol",
+    ),
+    "lmms-eval": Protocol(
+        "lmms-eval",
+        f"{lmms_eval.VERSION} prompts, media placement, pixel budget and decoding for "
+        "--model qwen2_5_vl; critic suites with lmms-eval's judge prompts",
+        LMMS_EVAL_MEDIA,
+        "tables made with lmms-eval (e.g. the lmms-eval Qwen2.5-VL results) for the same task "
+        "variants",
+    ),
+    "official": Protocol(
+        "official",
+        "each benchmark's released prompt where it has one (lmms-eval's otherwise); lmms-eval's "
+        "Qwen2.5-VL budget and decoding unless the benchmark fixes its own",
+        LMMS_EVAL_MEDIA,
+        "the benchmark papers' own tables where they release their prompt",
+    ),
+}
+
+
+def protocol(name: str) -> Protocol:
+    """The protocol called `name`; an unknown name lists the known ones."""
+    if name not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}")
+    return PROTOCOLS[name]
+
+
+def task_prompt(task: str, kind: str, protocol_name: str) -> TaskPrompt:
+    """How `task` (a `policy` or `critic` task) asks under the protocol: its own builder, the
+    `official` protocol falling back to lmms-eval's where a benchmark releases no prompt, and a
+    critic suite with no released judge prompt using the training template."""
+    protocol(protocol_name)
+    if kind == "critic":
+        return _critic_builders(protocol_name).get(task, r1.CRITIC)
+    if protocol_name == "r1":
+        return r1.POLICY
+    found = official.POLICY.get(task) if protocol_name == "official" else None
+    found = found or lmms_eval.POLICY.get(task)
+    if found is None:
+        raise ValueError(f"task {task} has no {protocol_name} prompt; use --protocol r1")
+    return found
+
+
+def policy_prompt(
+    task: str,
+    protocol_name: str,
+    row: Row,
+    problem: Problem,
+    think_suffix: bool = True,
+    max_new_tokens: int | None = None,
+) -> Prompt:
+    """The prompt `task` asks for `row` under the protocol; `max_new_tokens` overrides the
+    protocol's limit (r1's 2,048, lmms-eval's per-task ones)."""
+    spec = task_prompt(task, "policy", protocol_name)
+    built = spec(row, problem, think_suffix) if spec is r1.POLICY else spec(row, problem)
+    return _with_limit(built, max_new_tokens)
+
+
+def critic_prompt(
+    task: str, protocol_name: str, pair: Pair, swapped: bool, max_new_tokens: int | None = None
+) -> Prompt:
+    """The judge prompt for `pair` (shown swapped when asked) under the protocol."""
+    return _with_limit(task_prompt(task, "critic", protocol_name)(pair, swapped), max_new_tokens)
+
+
+def _critic_builders(protocol_name: str) -> dict[str, TaskPrompt]:
+    if protocol_name == "r1":
+        return {}
+    if protocol_name == "official":
+        return {**lmms_eval.CRITIC, **official.CRITIC}
+    return lmms_eval.CRITIC
+
+
+def verdict_reader(task: str, protocol_name: str) -> Callable[[str], Judgement]:
+    """How a critic's text becomes a verdict: under r1 a box, else the verdict stated in words
+    (`parse_judgement`); under lmms-eval and official the benchmark's own reading first
+    (`verdicts.OFFICIAL`), and never a random pick."""
+    if protocol_name == "r1":
+        return parse_judgement
+    return verdicts.OFFICIAL.get(task, parse_judgement)
+
+
+def _with_limit(prompt: Prompt, max_new_tokens: int | None) -> Prompt:
+    if max_new_tokens is None:
+        return prompt
+    return replace(prompt, decoding=replace(prompt.decoding, max_new_tokens=max_new_tokens))

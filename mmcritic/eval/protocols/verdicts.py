@@ -1,0 +1,49 @@
+"""Critic verdicts read the way each benchmark's own scorer reads them.
+
+Under the `lmms-eval` and `official` protocols a verdict is first read by the benchmark's rule
+(source `official`). Where that scorer then asks an LLM to read the judgement (VL-RewardBench's
+GPT parser), `parse_judgement` stands in for it and its source (`box` or `phrase`) is kept, so
+the counts in results.json show how many verdicts needed it. Where the scorer would draw a random
+label, the verdict is unreadable instead: counted, and scored wrong.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mmcritic.rewards.parsing import Judgement, parse_judgement
+
+# lmms-eval vl_rewardbench/utils.py `parse_pred_ans`, applied after removing newlines and `*`.
+_OVERALL_JUDGMENT = re.compile(
+    r"(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*"
+    r"(?:the\s*)?(?:slightly\s*)?better",
+    re.IGNORECASE,
+)
+
+
+def vl_rewardbench_verdict(text: str) -> Judgement:
+    """ "Overall Judgment: Answer X is better" as VL-RewardBench's scorer matches it; an index
+    other than 1 or 2 is no verdict; otherwise the box or stated verdict, as its GPT parser
+    would find it."""
+    match = _OVERALL_JUDGMENT.search(text.strip().replace("\n", "").replace("*", ""))
+    if match is None:
+        return parse_judgement(text)
+    index = match.group(1).lstrip("0")
+    if index in ("1", "2"):
+        return Judgement(index, "official", "ok")
+    return Judgement(None, None, "unrecognised")
+
+
+def bracket_verdict(text: str) -> Judgement:
+    """Multimodal RewardBench's `[[A]]` / `[[B]]`, checked in that order as its scorer does
+    (a text holding both reads A); neither is no verdict, where the scorer draws a label."""
+    for label, index in (("[[A]]", "1"), ("[[B]]", "2")):
+        if label in text:
+            return Judgement(index, "official", "ok")
+    return Judgement(None, None, "no_box")
+
+
+OFFICIAL = {
+    "vl_rewardbench": vl_rewardbench_verdict,
+    "multimodal_rewardbench": bracket_verdict,
+}
