@@ -2,7 +2,8 @@
 
 The suite is every policy task in `mmcritic.eval` (MMMU, MathVista, MathVision, MathVerse,
 MMStar, AI2D, ChartQA, DocVQA, OCRBench, HallusionBench, RealWorldQA, BLINK, MMVU, Video-MME),
-greedy, with the think/boxed instruction, as the paper evaluates. Flags are `mmcritic eval`'s;
+greedy, with the think/boxed instruction, as the paper evaluates (`--protocol r1`, the default;
+`--protocol lmms-eval` reproduces lmms-eval's Qwen2.5-VL setup). Flags are `mmcritic eval`'s;
 `--tasks` narrows the suite. Video tasks need their videos: `--media-root videomme=DIR`.
 
     python benchmarks/run_policy_suite.py --model runs/r1 --output runs/r1/policy --limit 100

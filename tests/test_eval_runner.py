@@ -360,3 +360,87 @@ def test_critic_verdicts_stated_in_words_are_read_and_counted(tmp_path, eval_dat
         "phrase": 3,
         "unreadable": 1,
     }
+
+
+def test_the_lmms_eval_protocol_reads_official_verdicts_first_and_counts_each_source(
+    tmp_path, eval_data
+) -> None:
+    responses = [
+        "Accuracy: ...\n**Overall Judgment:** Answer 1 is better.",
+        "<think>Answer 1 looks fine at first.</think> Answer 2 is better.",
+        "Both answers have merits.",
+        "Therefore, Answer 2 is better than Answer 1.",
+    ]
+    replay = tmp_path / "judged.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task": "vl_rewardbench", "doc_id": i, "response": text}) + "\n"
+            for i, text in enumerate(responses)
+        )
+    )
+    options = _options(
+        tmp_path, eval_data, ["vl_rewardbench"], model=f"replay:{replay}", protocol="lmms-eval"
+    )
+
+    task = run_eval(options)["tasks"]["vl_rewardbench"]
+
+    lines = _lines(samples_path(tmp_path / "out", "vl_rewardbench"))
+    assert [line["parsed"] for line in lines] == ["1", "2", None, "2"]
+    assert task["verdict_sources"] == {"official": 2, "box": 0, "phrase": 1, "unreadable": 1}
+    assert lines[0]["prompt"].startswith("<image> You are a highly capable multimodal AI")
+    assert task["protocol"]["name"] == "lmms-eval"
+    assert task["protocol"]["decoding"] == {
+        "max_new_tokens": 1024,
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "sampled": True,
+    }
+
+
+def test_results_record_every_setting_the_protocol_implies_and_what_the_run_overrode(
+    tmp_path, eval_data
+) -> None:
+    options = _options(
+        tmp_path, eval_data, ["chartqa"], limit=2, protocol="lmms-eval", max_new_tokens=64
+    )
+
+    settings = run_eval(options)["tasks"]["chartqa"]["protocol"]
+
+    assert settings["prompt_source"] == "lmms-eval 0.7.3 lmms_eval/tasks/chartqa/utils.py"
+    assert settings["decoding"]["max_new_tokens"] == 64
+    assert settings["overrides"] == {"max_new_tokens": 64}
+    assert settings["media"]["image_max_pixels"] == 1_605_632
+    assert "lmms-eval" in settings["comparable_with"]
+    lines = _lines(samples_path(tmp_path / "out", "chartqa"))
+    assert lines[0]["prompt"].endswith("\nAnswer the question with a single word.")
+
+
+def test_the_think_instruction_switch_belongs_to_the_r1_protocol_only(tmp_path, eval_data):
+    with pytest.raises(ValueError, match="--no-think-suffix applies to the r1 protocol"):
+        _options(tmp_path, eval_data, ["chartqa"], protocol="official", think_suffix=False)
+
+
+def test_a_resumed_run_must_keep_its_protocol(tmp_path, eval_data) -> None:
+    run_eval(_options(tmp_path, eval_data, ["chartqa"], limit=1, protocol="lmms-eval"))
+    with pytest.raises(ValueError, match="protocol"):
+        run_eval(_options(tmp_path, eval_data, ["chartqa"], limit=2, resume=True))
+
+
+def test_the_eval_command_prints_a_summary_with_the_protocol(tmp_path, eval_data, capsys):
+    from mmcritic.cli import main
+
+    code = main(
+        [
+            "eval",
+            f"--model={REPLAY}",
+            "--tasks=chartqa",
+            f"--task-data=chartqa={eval_data['chartqa']}",
+            f"--output={tmp_path / 'out'}",
+            "--protocol=lmms-eval",
+        ]
+    )
+
+    assert code == 0
+    summary = capsys.readouterr().err
+    assert "chartqa: relaxed_accuracy" in summary
+    assert "protocol lmms-eval, greedy, max_new_tokens 16" in summary
