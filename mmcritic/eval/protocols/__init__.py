@@ -155,11 +155,9 @@ def _critic_builders(protocol_name: str) -> dict[str, TaskPrompt]:
 
 def verdict_reader(task: str, protocol_name: str) -> Callable[[str], Judgement]:
     """How a critic's text becomes a verdict: under r1 a box, else the verdict stated in words
-    (`parse_judgement`); under lmms-eval and official the benchmark's own reading first
-    (`verdicts.OFFICIAL`), and never a random pick."""
-    if protocol_name == "r1":
-        return parse_judgement
-    return verdicts.OFFICIAL.get(task, parse_judgement)
+    (`parse_judgement`); under lmms-eval and official the benchmark's own rule first
+    (`verdicts.READERS`), and never a random pick."""
+    return verdicts.READERS.get(protocol_name, {}).get(task, parse_judgement)
 
 
 def _with_limit(prompt: Prompt, max_new_tokens: int | None) -> Prompt:

@@ -1,10 +1,11 @@
 """Critic verdicts read the way each benchmark's own scorer reads them.
 
 Under the `lmms-eval` and `official` protocols a verdict is first read by the benchmark's rule
-(source `official`). Where that scorer then asks an LLM to read the judgement (VL-RewardBench's
+(source `official`). Where lmms-eval then asks an LLM to read the judgement (VL-RewardBench's
 GPT parser), `parse_judgement` stands in for it and its source (`box` or `phrase`) is kept, so
-the counts in results.json show how many verdicts needed it. Where the scorer would draw a random
-label, the verdict is unreadable instead: counted, and scored wrong.
+the counts in results.json show how many verdicts needed it; VL-RewardBench's own release reads
+the rule alone. Where a scorer would draw a random label, the verdict is unreadable instead:
+counted, and scored wrong.
 """
 
 from __future__ import annotations
@@ -43,7 +44,13 @@ def bracket_verdict(text: str) -> Judgement:
     return Judgement(None, None, "no_box")
 
 
-OFFICIAL = {
-    "vl_rewardbench": vl_rewardbench_verdict,
-    "multimodal_rewardbench": bracket_verdict,
+READERS = {
+    "lmms-eval": {
+        "vl_rewardbench": vl_rewardbench_verdict,
+        "multimodal_rewardbench": bracket_verdict,
+    },
+    "official": {
+        "vl_rewardbench": lambda text: vl_rewardbench_verdict(text, fallback=False),
+        "multimodal_rewardbench": bracket_verdict,
+    },
 }
