@@ -192,3 +192,11 @@ def test_multimodal_rewardbench_reads_brackets_in_its_order_and_never_draws_a_la
     unreadable = bracket_verdict("Assistant B is better.")
     assert (unreadable.choice, unreadable.source) == (None, None)
     assert verdict_reader("multimodal_rewardbench", "r1")("Assistant B is better.").choice == "2"
+
+
+def test_the_scoring_page_shows_the_protocol_tables_the_code_implies():
+    from mmcritic.eval.protocols.table import media_table, protocol_table
+
+    page = (Path(__file__).parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    assert media_table() in page, "regenerate with python -m mmcritic.eval.protocols.table"
+    assert protocol_table() in page, "regenerate with python -m mmcritic.eval.protocols.table"

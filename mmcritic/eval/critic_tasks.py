@@ -1,9 +1,9 @@
 """Critic benchmarks: pairs of responses, which one is better, and how accuracy is reported.
 
-The critic's prompt is `mmcritic.inference.Critic`'s own (the template it was trained on); a
-task supplies the question, the two responses in the order the benchmark's published numbers
-use, and the truth. Verdicts are read by `mmcritic.rewards.parse_verdict`, the training reward's
-parser, so a tie or an unreadable verdict is simply wrong. Scoring both orders
+A task supplies the question, the two responses in the order the benchmark's published numbers
+use, and the truth; the run's protocol (`mmcritic.eval.protocols`) decides the judge prompt (the
+training template under r1, the benchmark's own under lmms-eval and official) and how verdicts
+are read. A tie or an unreadable verdict is simply wrong, and counted. Scoring both orders
 (`--both-orders`) adds the order-robust figures described in `metrics.critic_metrics`.
 """
 
@@ -67,8 +67,8 @@ VL_REWARDBENCH = CriticTask(
     pair=_vl_rewardbench_pair,
     aggregate=metrics.critic_metrics("category", macro=True),
     scoring=(
-        "rule-based: the boxed verdict read by the training reward's parser (lmms-eval reads "
-        "'Overall Judgment: Answer X is better' and falls back to a GPT parser); order as "
+        "rule-based: the protocol's verdict reading (r1: box, else stated verdict; lmms-eval and "
+        "official: 'Overall Judgment: Answer X is better' first, never a random pick); order as "
         "lmms-eval's (length parity); overall and macro accuracy over general, hallucination "
         "and reasoning"
     ),
@@ -114,7 +114,7 @@ MM_RLHF_REWARDBENCH = CriticTask(
     pair=_mm_rlhf_pair,
     aggregate=metrics.mm_rlhf_rewardbench,
     scoring=(
-        "rule-based: boxed verdict; Acc per pair and Acc+ per question (all its pairs right), "
+        "rule-based: box, else stated verdict; Acc per pair and Acc+ per question (all its pairs right), "
         "as in the benchmark's scoring; the benchmark fixes no order for generative critics, so "
         "the length-parity order of VL-RewardBench is used; frame-folder videos up to 32 frames"
     ),
@@ -169,9 +169,10 @@ MULTIMODAL_REWARDBENCH = CriticTask(
     pair=_multimodal_rewardbench_pair,
     aggregate=metrics.critic_metrics("category"),
     scoring=(
-        "rule-based: boxed verdict (the release reads [[A]]/[[B]] and draws a random label when "
-        "neither appears; an unreadable verdict is wrong here); Output1 shown first, as in the "
-        "release's judge script; overall and per-category accuracy"
+        "rule-based: the protocol's verdict reading (lmms-eval and official: [[A]]/[[B]] as the "
+        "release reads them; where the release draws a random label the verdict is wrong and "
+        "counted here); Output1 shown first, as in the release's judge script; overall and "
+        "per-category accuracy"
     ),
 )
 

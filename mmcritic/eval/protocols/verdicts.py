@@ -44,13 +44,18 @@ def bracket_verdict(text: str) -> Judgement:
     return Judgement(None, None, "no_box")
 
 
+def vl_rewardbench_rule_only(text: str) -> Judgement:
+    """The release's own reading: the rule alone, no LLM parser behind it."""
+    return vl_rewardbench_verdict(text, fallback=False)
+
+
 READERS = {
     "lmms-eval": {
         "vl_rewardbench": vl_rewardbench_verdict,
         "multimodal_rewardbench": bracket_verdict,
     },
     "official": {
-        "vl_rewardbench": lambda text: vl_rewardbench_verdict(text, fallback=False),
+        "vl_rewardbench": vl_rewardbench_rule_only,
         "multimodal_rewardbench": bracket_verdict,
     },
 }
