@@ -429,7 +429,8 @@ def _hallusion_problem(row: Row) -> Problem:
     image = row.get("image")
     has_figure = str(row.get("visual_input", "1")) != "0" and image is not None
     meta = {role: row[role] for role in ("category", "subcategory", "set_id", "figure_id")} | {
-        "question_id": row["question_id"]
+        "question_id": row["question_id"],
+        "visual_input": str(row.get("visual_input", "1")),
     }
     target = "yes" if str(row["gt_answer"]) == "1" else "no"
     return Problem(row["question"], target, images=[image] if has_figure else [], meta=meta)
@@ -437,7 +438,7 @@ def _hallusion_problem(row: Row) -> Problem:
 
 def _hallusion_score(answer: str, problem: Problem) -> Scored:
     parsed = yes_no(answer)
-    no_figure = problem.meta["category"] == "VS" and str(problem.meta["figure_id"]) == "0"
+    no_figure = problem.meta["visual_input"] == "0"  # asked without its figure
     right = parsed == problem.target or (parsed == "unclear" and no_figure)
     return Scored(parsed, float(right))
 

@@ -253,28 +253,52 @@ def has_think_box_format(text: str) -> bool:
 # Verdicts stated in words, as judge prompts ask for them (VL-RewardBench: "Overall Judgment:
 # Answer X is better"; Multimodal RewardBench and MT-Bench: "[[A]]") and critics write them.
 _WHO = r"(?:answer|response|assistant|output|candidate|option)\s*#?\s*"
+# What a critic calls the better response: "is better", "is more accurate", "is closer", "wins".
+_BETTER = (
+    r"(?:better|superior|preferred|preferable|stronger|the\s+winner|closer|more\s+(?:accurate|"
+    r"correct|faithful|helpful|precise|appropriate))"
+)
 _PHRASED_VERDICTS = re.compile(
     r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
     r"|(?:final\s+)?(?:verdict|winner|choice)\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:"
     + _WHO
     + r")?\[*(?P<b>[12ab])\b"
-    r"|\[\[\s*(?P<c>[12ab])\s*\]\]"
+    r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
-    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+is\s+(?:clearly\s+|slightly\s+|overall\s+|much\s+)?"
-    r"(?:the\s+)?(?:better|superior|preferred|stronger)"
-    r"|\b(?:the\s+)?(?P<e>first|second)\s+(?:answer|response|one)\s+is\s+[\w\s,]{0,40}?"
-    r"\b(?:better|superior|preferred|stronger)\b"
+    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:clearly\s+|slightly\s+|overall\s+|much\s+)?"
+    r"(?:the\s+)?" + _BETTER + r"|wins\b|better\s+(?:addresses|answers|matches|describes|"
+    r"reflects|captures|follows))"
+    r"|\b(?:the\s+)?(?P<e>first|second)\s+(?:answer|response|one)\s+(?:is\s+[\w\s,]{0,40}?"
+    r"\b" + _BETTER + r"\b|wins\b|better\s+(?:addresses|answers|matches|describes|reflects|"
+    r"captures|follows))"
     r"|\b(?:prefer|choose|pick|select)\s+(?:the\s+)?(?:"
     + _WHO
     + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
-    r"|\bbetter\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*(?:the\s+)?(?:"
+    r"|\b(?:better|preferred)\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*(?:the\s+)?(?:"
     + _WHO
     + r")?\[?(?P<h>[12ab]|first|second)\b"
     r"|\b" + _WHO + r"(?P<l>[12ab])\s+is\s+(?:clearly\s+|much\s+)?worse\s+than\s+(?:the\s+)?"
     r"(?:" + _WHO + r")?[12ab]\b",
     re.IGNORECASE,
 )
+# Between two different stated verdicts, a word that settles on the later one; without one the
+# answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
+_SETTLES = re.compile(
+    r"\b(?:wait|actually|on\s+(?:second|further)\s+thought|correction|re-?consider\w*|however|"
+    r"but|overall|in\s+conclusion|ultimately|finally|on\s+balance|therefore|thus|so|hence|"
+    r"all\s+in\s+all|in\s+the\s+end|i\s+was\s+wrong)\b",
+    re.IGNORECASE,
+)
 _LOSER = ("l",)  # groups that name the worse response
+# "... if Assistant A is better": a condition, not a verdict.
+_CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
+# A closing refusal to decide takes back what came before it.
+_UNDECIDED = re.compile(
+    r"\b(?:hard|difficult|impossible)\s+to\s+(?:say|tell|decide|choose)|\b(?:can\s*not|can't|"
+    r"unable\s+to)\s+(?:decide|choose|pick|determine\s+which)|too\s+close\s+to\s+call|"
+    r"\b(?:it's|it\s+is)\s+a\s+tie\b|\bequally\s+(?:good|bad|valid|strong|weak)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -311,11 +335,26 @@ def parse_judgement(text: str) -> Judgement:
 
 
 def _stated_verdict(answer: str) -> str | None:
-    """The last verdict stated in words, "1" or "2"; None when none is."""
-    stated = list(_PHRASED_VERDICTS.finditer(answer[-20_000:]))
+    """The verdict stated in words, "1" or "2": the last one, when every earlier one agrees or
+    the answer settles on it (`_SETTLES` between the last disagreeing statement and it) and does
+    not take it back (`_UNDECIDED` after it); None otherwise. An echo of the judge prompt's
+    instruction (`[[A]] if Assistant A is better`) states nothing."""
+    text = answer[-20_000:]
+    stated = [
+        (match, _meaning(match))
+        for match in _PHRASED_VERDICTS.finditer(text)
+        if not _CONDITION.search(text, max(0, match.start() - 8), match.start())
+    ]
     if not stated:
         return None
-    last = stated[-1]
-    name, word = next((key, value) for key, value in last.groupdict().items() if value)
+    last, choice = stated[-1]
+    rivals = [match for match, meaning in stated if meaning != choice]
+    if rivals and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
+        return None
+    return None if _UNDECIDED.search(text, last.end()) else choice
+
+
+def _meaning(match: re.Match[str]) -> str:
+    name, word = next((key, value) for key, value in match.groupdict().items() if value)
     index = _INDEX_MEANING[word.lower()]
     return ("2" if index == "1" else "1") if name in _LOSER else index
