@@ -115,8 +115,9 @@ MM_RLHF_REWARDBENCH = CriticTask(
     aggregate=metrics.mm_rlhf_rewardbench,
     scoring=(
         "rule-based: box, else stated verdict; Acc per pair and Acc+ per question (all its "
-        "pairs right), as in the benchmark's scoring; the benchmark fixes no order for generative critics, so "
-        "the length-parity order of VL-RewardBench is used; frame-folder videos up to 32 frames"
+        "pairs right), as in the benchmark's scoring; the benchmark fixes no order for "
+        "generative critics, so the length-parity order of VL-RewardBench is used; "
+        "frame-folder videos up to 32 frames"
     ),
     max_frames=32,
 )
