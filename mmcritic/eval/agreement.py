@@ -211,7 +211,39 @@ def _lmms_mmmu():
     return score
 
 
+def _lmms_ai2d():
+    """ai2d.yaml's `flexible-extract` filter, then `exact_match` ignoring case and punctuation
+    against the option letter; lmms-eval strips the response first."""
+    from lmms_eval.api.metrics import exact_match_hf_evaluate
+    from lmms_eval.tasks.ai2d.utils import MultiChoiceRegexFilter
+
+    extract = MultiChoiceRegexFilter(
+        regex_pattern=r"([A-Z])\.", group_select=0, ignore_case=True, ignore_punctuation=True
+    )
+
+    def score(row: dict[str, Any], response: str) -> float:
+        target = chr(ord("A") + int(row["answer"]))
+        (picked,) = extract.apply([[response.strip()]], [row])
+        match = exact_match_hf_evaluate(
+            [picked], [target], ignore_case=True, ignore_punctuation=True
+        )
+        return float(match["exact_match"])
+
+    return score
+
+
+def _lmms_blink():
+    from lmms_eval.tasks.blink.utils import blink_process_results
+
+    def score(row: dict[str, Any], response: str) -> float:
+        return float(blink_process_results(row, [response.strip()])["blink_acc"]["is_correct"])
+
+    return score
+
+
 _LMMS_EVAL_ADAPTERS = {
+    "ai2d": _lmms_ai2d,
+    "blink": _lmms_blink,
     "chartqa": _lmms_chartqa,
     "docvqa_val": _lmms_docvqa,
     "mmmu_val": _lmms_mmmu,
