@@ -52,6 +52,11 @@ _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|isn't|doesn't|ar
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _CORRECTION = re.compile(r"\b(?:actually|wait|on second thought|correction|no,? sorry)\b", re.I)
 _OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
+# two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
+_LETTER_ALTERNATIVES = re.compile(
+    r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+\(?\b([A-Z])\b\)?"
+)
+_LETTER_MENTIONS = ("({})", " {} ", " {}.", " {})", " {}:")
 _ALTERNATIVE = re.compile(r"\W*(?:,\s*)?or\W*", re.IGNORECASE)
 # what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
 REJECTED_BEFORE = re.compile(
@@ -76,6 +81,10 @@ _VERB_PHRASE = re.compile(r" (?:is|was|are|were) ", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"(?<![\w.,])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc)\.$")
+# A trailing condition on a variable ("attained at x = 1", "when t = 2") states no answer.
+_CONDITION = re.compile(
+    r",?\s*(?:[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*[^,;]*$", re.IGNORECASE
+)
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
@@ -185,7 +194,8 @@ def answer_span(response: str) -> str:
     """The part of a free answer that states it, for numeric and mathematical answers: the
     answer the response marks (box, JSON, "answer is"); else its last bold span holding a digit
     ("... = **27.8**"); else the value after the last `=` of its last line that has one (an
-    approximation after `≈` included); else the last of MMMU's key tails (the text after "is",
+    approximation after `≈` included; a condition such as ", attained at x = 1" is not one);
+    else the last of MMMU's key tails (the text after "is",
     "so", ...) that holds a digit; else the whole answer."""
     stated = stated_answer(response)
     if stated is not None:
@@ -195,10 +205,11 @@ def answer_span(response: str) -> str:
     if bold:
         return clean_latex(bold[-1])
     text = clean_latex(_LATEX_INLINE.sub(r"\1", fold(region)))
-    for line in reversed([line for line in text.splitlines() if line.strip()]):
+    lines = [_CONDITION.sub("", line.rstrip(". ")) for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
         if "=" in line:
             return line.rsplit("=", 1)[1].strip().rstrip(".").strip()
-    text = _ASIDE.sub("", text)
+    text = _ASIDE.sub("", "\n".join(lines))
     tails = [tail for tail in key_tails(text) if re.search(r"\d", tail)]
     return tails[-1] if tails else text.strip()
 
@@ -295,7 +306,9 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
     After folding fullwidth forms and dropping markup, in order:
     1. the whole answer is a letter (any case), or an option's whole text ("A and B" when that
        is option D; "five" for an option "5");
-    2. several bare letters ("A, C") are two answers to a one-answer question: none;
+    2. several bare letters ("A, C") are two answers to a one-answer question, and two letters
+       offered as alternatives with none named after them ("either B or D", "(A) Yes or (B)
+       No"): none;
     3. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, or `B` alone on
        its first line ("C\\nBecause both the red one ...") — so "D. A and B" is D;
     4. otherwise the option mentioned last, by letter or by its text: letters as MMMU's
@@ -315,19 +328,19 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
         return named
     if _SEVERAL_LETTERS.fullmatch(core):
         return None
+    if _OFFERED_LETTERS.match(core) or _ends_offering_two(core, letters):
+        return None  # "A or B, it is hard to tell", "likely either B or D": no pick
     leading = None if _CORRECTION.search(core) else _LEADING_LETTER.match(core)
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     if letter.upper() in letters:
         return letter.upper()
-    if _OFFERED_LETTERS.match(core):
-        return None  # "A or B, it is hard to tell": no pick
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
     if _hedged(core, text_hits):
         return None
     padded = f" {' '.join(_blanked(core, text_hits).split())} "
     hits = {}
-    for pattern in ("({})", " {} ", " {}.", " {})", " {}:"):
+    for pattern in _LETTER_MENTIONS:
         for letter in letters:
             at = padded.rfind(pattern.format(letter))
             if at >= 0:
@@ -337,6 +350,21 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
     if hits:
         return max(hits, key=hits.__getitem__)
     return _only_option_covered(option_words(core), letters, options) if long_answer else None
+
+
+def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
+    """Whether the answer's last word on the letters offers two of them as alternatives, with
+    no letter named after it."""
+    offered = [m for m in _LETTER_ALTERNATIVES.finditer(core) if _two_letters(m, letters)]
+    if not offered:
+        return False
+    after = f" {' '.join(core[offered[-1].end() :].split())} "
+    return not any(pattern.format(x) in after for pattern in _LETTER_MENTIONS for x in letters)
+
+
+def _two_letters(match: re.Match, letters: Sequence[str]) -> bool:
+    first, second = match.group(1), match.group(2)
+    return first != second and first in letters and second in letters
 
 
 def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:

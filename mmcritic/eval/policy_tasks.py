@@ -156,13 +156,15 @@ def _mathvista_score(answer: str, problem: Problem) -> Scored:
 
 
 def _mathvista_choice(answer: str, options: list[str]) -> str:
-    """MathVista's normalisation: a letter picks its option; else the nearest option text."""
+    """MathVista's normalisation: a letter picks its option; else, for a short answer (what its
+    extractor returns), the nearest option text. A longer answer that names no option, or offers
+    two, picks none."""
     if not options:
         return answer
     letter = choice_letter(answer, option_letters(len(options)), options)
     if letter is not None:
         return options[ord(letter) - ord("A")]
-    return closest_option(answer, options)
+    return closest_option(answer, options) if len(answer.split()) <= 5 else answer
 
 
 def _squash(text: str) -> str:

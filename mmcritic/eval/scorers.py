@@ -23,12 +23,19 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
     shortest_key_tail,
+    stated_answer,
     text_answer,
     yes_no,
 )
 
 ANLS_THRESHOLD = 0.5
+_NONE_STATED = re.compile(
+    r"\W*(?:none\b|nothing\b|no\s+[a-z]+\s+(?:is|are|has|have|was|were)\b|there\s+(?:is|are)\s+"
+    r"(?:none|no)\b)",
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+_LATEX_EXPRESSION = re.compile(r"\\(?:d?frac\{[^{}]*\}\{[^{}]*\}|sqrt\{[^{}]*\})")
 _INLINE_MATH = re.compile(r"\\\(\s*(.*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
 _ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
@@ -56,9 +63,13 @@ def numeric_match(prediction: str, target: str | float, precision: int | None = 
     it (`answer_span`: a box, "answer is", a bold value, the value after the last `=` or
     after a key phrase), so a value the reasoning passes through does not count and a hedge
     ("5 or 6") is read as its last value; fractions, number words and a percent sign on
-    either side are accepted, since the target states the unit in the question.
+    either side are accepted, since the target states the unit in the question. An answer
+    that opens by saying there is none ("None.", "No bars are ...") reads as 0 unless it marks
+    another answer.
     """
     expected, predicted = parse_number(str(target)), parse_number(answer_span(prediction))
+    if stated_answer(prediction) is None and _NONE_STATED.match(fold(prediction)):
+        predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
     if expected is None or predicted is None:
         return False
     if precision is None:
@@ -87,8 +98,22 @@ def relaxed_match(prediction: str, target: str, tolerance: float = RELAXED_TOLER
         return any(plain_words(candidate) == wanted for candidate in stated)
     if _YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
-    predicted = parse_number(span)
+    predicted = _quantity(span)
     return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
+
+
+def _quantity(span: str) -> Number | None:
+    """The number an answer states as a quantity: its last number, passing over years told
+    beside it as labels ("spent $5.2 billion in 2017" states 5.2)."""
+    stated = _stated_numbers(span)
+    quantities = [n for n in stated if not (n.value.is_integer() and _is_year(n.value))]
+    if quantities and len(quantities) < len(stated):
+        return quantities[-1]
+    return parse_number(span)
+
+
+def _is_year(value: float) -> bool:
+    return _YEAR.fullmatch(str(int(value))) is not None
 
 
 def _stated_numbers(span: str) -> list[Number]:
@@ -242,8 +267,13 @@ def math_equal(prediction: str, target: str) -> bool:
 
 
 def _math_candidates(prediction: str) -> list[str]:
+    """The answer, the span stating it, its last inline formula, its last fraction or root,
+    and the one number it states when it states only one ("Five squares need colouring.")."""
     formulas = [a or b for a, b in _INLINE_MATH.findall(prediction)]
-    spans = [prediction, answer_span(prediction), *formulas[-1:]]
+    expressions = _LATEX_EXPRESSION.findall(prediction)
+    numbers = set(extract_numbers(number_word(prediction)))
+    only = [f"{numbers.pop():g}"] if len(numbers) == 1 else []
+    spans = [prediction, answer_span(prediction), *formulas[-1:], *expressions[-1:], *only]
     candidates = []
     for span in spans:
         for part in span.split("≈"):
@@ -292,6 +322,11 @@ def _ocr_form(text: str, formula: bool) -> str:
 def letter_score(
     prediction: str, target: str, letters: Sequence[str], options: Sequence[str] = ()
 ) -> tuple[str | None, float]:
-    """(parsed letter, 1.0 or 0.0) for a multiple-choice answer."""
+    """(parsed letter, 1.0 or 0.0) for a multiple-choice answer. An answer that names no option
+    may still state one's value ("∠1 + ∠2 = 270°" for the option "270°"): its stated span
+    (`answer_span`) is then read against the options' texts."""
     parsed = choice_letter(prediction, letters, options)
+    span = answer_span(prediction) if options and parsed is None else prediction
+    if span != prediction:
+        parsed = choice_letter(span, letters, options)
     return parsed, float(parsed is not None and parsed == target.strip().strip("()").upper())
