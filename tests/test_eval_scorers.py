@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import (
@@ -154,6 +156,24 @@ def test_anls_zeroes_similarities_below_one_half(
 )
 def test_levenshtein_counts_unit_edits(left: str, right: str, distance: int) -> None:
     assert levenshtein(left, right) == distance
+
+
+def _dynamic_programming_distance(left: str, right: str) -> int:
+    """The textbook edit distance ANLS is defined with, the oracle for the C implementation."""
+    previous = list(range(len(right) + 1))
+    for row, left_char in enumerate(left, start=1):
+        current = [row]
+        for column, right_char in enumerate(right, start=1):
+            cost = previous[column - 1] + (left_char != right_char)
+            current.append(min(previous[column] + 1, current[column - 1] + 1, cost))
+        previous = current
+    return previous[-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=24), st.text(max_size=24))
+def test_levenshtein_equals_the_textbook_distance_on_any_text(left: str, right: str) -> None:
+    assert levenshtein(left, right) == _dynamic_programming_distance(left, right)
 
 
 @pytest.mark.parametrize(

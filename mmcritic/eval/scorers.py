@@ -11,6 +11,8 @@ import math
 import re
 from collections.abc import Sequence
 
+from rapidfuzz.distance import Levenshtein
+
 from mmcritic.eval.answers import (
     KEY_INDICATORS,
     REJECTED_BEFORE,
@@ -169,17 +171,8 @@ def anls(prediction: str, targets: Sequence[str], threshold: float = ANLS_THRESH
 
 
 def levenshtein(left: str, right: str) -> int:
-    """Edit distance with unit costs; O(len(left) * len(right)) time, linear memory."""
-    if len(left) < len(right):
-        left, right = right, left
-    previous = list(range(len(right) + 1))
-    for row, left_char in enumerate(left, start=1):
-        current = [row]
-        for column, right_char in enumerate(right, start=1):
-            cost = previous[column - 1] + (left_char != right_char)
-            current.append(min(previous[column] + 1, current[column - 1] + 1, cost))
-        previous = current
-    return previous[-1]
+    """Edit distance with unit costs (rapidfuzz's C implementation)."""
+    return Levenshtein.distance(left, right)
 
 
 def closest_option(prediction: str, options: Sequence[str]) -> str:
