@@ -74,10 +74,11 @@ class RecordingEngine:
     """Passes generation through and keeps the requests: what reached the model, and how."""
 
     def __init__(self, engine: Any):
-        self.engine, self.requests = engine, []
+        self.engine, self.requests, self.samplings = engine, [], []
 
     def generate(self, requests: Sequence[Any], sampling: Any) -> list[list[str]]:
         self.requests += requests
+        self.samplings.append(sampling)
         return self.engine.generate(requests, sampling)
 
 
@@ -112,6 +113,38 @@ def test_every_image_and_video_of_an_item_reaches_the_model(
 
     assert _shown(policy) == [["image"], ["image"] * 3, ["video"], ["video"]]
     assert [results["tasks"][task]["n_samples"] for task in ("blink", "mmvu")] == [2, 2]
+
+
+def test_the_lmms_eval_protocol_reaches_the_model_as_lmms_eval_sends_it(
+    tiny_model_dir, eval_data, tmp_path
+) -> None:
+    tasks = ("mmmu_val", "vl_rewardbench")
+    options = EvalOptions(
+        model=str(tiny_model_dir),
+        tasks=tasks,
+        output=tmp_path / "run",
+        task_data={task: str(eval_data[task]) for task in tasks},
+        limit=3,
+        protocol="lmms-eval",
+        device="cpu",
+        show_progress=False,
+    )
+    backend, engine = _recorded(options)
+
+    results = run_eval(options, backend)
+
+    layouts = [
+        [part["type"] for part in request.message()[0]["content"]] for request in engine.requests
+    ]
+    assert layouts[2] == ["text", "image", "text", "image", "text"]  # Compare <1> and <2>.
+    assert layouts[3] == ["image", "text"]  # the judge prompt after the image
+    assert engine.requests[3].text.startswith(" You are a highly capable multimodal AI")
+    mmmu, judge = engine.samplings
+    assert (mmmu.max_new_tokens, mmmu.temperature) == (128, 0.0)
+    assert (judge.max_new_tokens, judge.temperature, judge.top_p) == (1024, 1.0, 1.0)
+    pixels = [image.width * image.height for image in engine.requests[0].loaded("image")]
+    assert all(200_704 <= count <= 1_605_632 for count in pixels)
+    assert results["tasks"]["vl_rewardbench"]["protocol"]["name"] == "lmms-eval"
 
 
 def test_best_of_n_picks_one_of_the_sampled_answers(tiny_model_dir, eval_data, tmp_path) -> None:
