@@ -5,23 +5,25 @@ import pickle
 import re
 
 import pytest
+import torch
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from mmcritic.rewards import (
     REASONS,
-    CriticReward,
     Verdict,
     boxed_contents,
     completion_text,
-    critic_reward,
     format_reward,
     has_think_box_format,
     normalize_choice,
     normalize_tags,
     parse_verdict,
     preference_reward,
+    reward_weights,
+    training_rewards,
     verdict_reasons,
+    weighted_total,
 )
 
 REFERENCE_FORMAT = re.compile(r"<think>.*</think>.*\\boxed\{.*\}.*", re.DOTALL)
@@ -354,12 +356,38 @@ COMBINATION_IDS = ["format-and-answer", "answer-only", "format-only", "neither"]
 def test_format_and_preference_rewards_are_independent(text, fmt, pref, combined):
     assert format_reward([text]) == [fmt]
     assert preference_reward([text], answer=["2"]) == [pref]
-    assert critic_reward([text], answer=["2"]) == [pytest.approx(combined)]
+    assert _training_total([text], ["2"], 0.1) == [pytest.approx(combined)]
 
 
-def test_critic_reward_corners_are_exact():
-    texts = [text for text, *_ in COMBINATIONS]
-    assert critic_reward(texts, answer=["2"] * 4) == [1.0, 0.9, 0.1, 0.0]
+def _training_total(texts: list[str], answer: list, format_weight: float) -> list[float]:
+    """The total reward GRPO gives each completion: every training reward function, weighted
+    by the GRPOConfig's reward_weights as TRL sums them."""
+    columns = [reward(texts, answer=answer, prompts=None) for reward in training_rewards()]
+    per_function = torch.tensor(columns, dtype=torch.float32).T
+    weights = torch.tensor(reward_weights(format_weight), dtype=torch.float32)
+    return weighted_total(per_function, weights).tolist()
+
+
+def test_training_runs_preference_then_format_under_stable_names():
+    assert [reward.__name__ for reward in training_rewards()] == ["preference", "format"]
+    assert reward_weights(0.1) == [0.9, 0.1]
+
+
+def test_the_weighted_total_is_what_trl_computes_for_its_advantages():
+    """TRL's `_generate_and_score_completions` sums `rewards_per_func * reward_weights` with
+    `nansum` (a reward function returning None for a sample gives NaN)."""
+    import inspect
+
+    from trl import GRPOTrainer
+
+    source = inspect.getsource(GRPOTrainer._generate_and_score_completions)
+    assert (
+        "(rewards_per_func * self.reward_weights.to(device).unsqueeze(0)).nansum(dim=1)" in source
+    )
+    per_function = torch.tensor([[1.0, float("nan")], [0.0, 1.0]])
+    assert weighted_total(per_function, torch.tensor([0.9, 0.1])).tolist() == pytest.approx(
+        [0.9, 0.1]
+    )
 
 
 def test_two_different_boxed_verdicts_score_zero_preference():
@@ -379,21 +407,12 @@ def test_box_only_inside_think_scores_zero_preference():
 )
 def test_custom_format_weight(weight, expected):
     texts = [text for text, *_ in COMBINATIONS]
-    assert CriticReward(weight)(texts, answer=[2] * 4) == pytest.approx(expected)
+    assert _training_total(texts, [2] * 4, weight) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("weight", [-0.1, 1.5, float("nan")], ids=["negative", "above-one", "nan"])
-def test_format_weight_outside_unit_interval_is_rejected(weight):
-    with pytest.raises(ValueError, match="format_weight"):
-        CriticReward(weight)
-
-
-def test_critic_reward_is_named_for_trl_and_picklable():
-    assert critic_reward.__name__ == "critic_reward"
-    assert CriticReward(0.3).__name__ == "critic_reward"
-    restored = pickle.loads(pickle.dumps(CriticReward(0.3)))
-    assert restored == CriticReward(0.3)
-    assert restored([RIGHT_FORMAT_WRONG], answer=["2"]) == [pytest.approx(0.3)]
+def test_training_rewards_pickle_for_data_loading_workers():
+    restored = pickle.loads(pickle.dumps(training_rewards()))
+    assert [reward([RIGHT_FORMAT_WRONG], answer=["2"]) for reward in restored] == [[0.0], [1.0]]
 
 
 @pytest.mark.parametrize(
@@ -418,7 +437,7 @@ def test_tie_verdict_does_not_match_an_index():
 
 @pytest.mark.parametrize("bad", ["7", "", None, True, "1 or 2"], ids=repr)
 def test_ground_truth_that_cannot_be_normalised_raises(bad):
-    for reward in (preference_reward, critic_reward):
+    for reward in (preference_reward, *training_rewards()[:1]):
         with pytest.raises(ValueError, match=re.escape(f"answer[1] = {bad!r}")):
             reward(["\\boxed{1}", "\\boxed{1}"], answer=["1", bad])
 
@@ -448,7 +467,7 @@ def test_string_and_chat_completions_get_the_same_rewards(to_completion):
     completions = [to_completion(text) for text in TEXTS]
     answer = ["2"] * len(TEXTS)
     assert [completion_text(c) for c in completions] == TEXTS
-    for reward in (format_reward, preference_reward, critic_reward):
+    for reward in (format_reward, preference_reward, *training_rewards()):
         assert reward(completions, answer=answer) == reward(TEXTS, answer=answer)
 
 
@@ -464,7 +483,7 @@ def test_extra_trl_kwargs_are_ignored():
     answer = ["2"] * 4
     assert format_reward(TEXTS, answer=answer, **extra) == [1.0, 0.0, 1.0, 0.0]
     assert preference_reward(TEXTS, answer=answer, **extra) == [1.0, 1.0, 0.0, 0.0]
-    assert critic_reward(completions=TEXTS, answer=answer, **extra) == [1.0, 0.9, 0.1, 0.0]
+    assert _training_total(TEXTS, answer, 0.1) == pytest.approx([1.0, 0.9, 0.1, 0.0])
 
 
 @pytest.mark.parametrize(
@@ -481,7 +500,7 @@ def test_extra_trl_kwargs_are_ignored():
 )
 def test_junk_completion_is_empty_text(completion):
     assert completion_text(completion) == ""
-    assert critic_reward([completion], answer=["1"]) == [0.0]
+    assert _training_total([completion], ["1"], 0.1) == [0.0]
 
 
 def test_multiple_messages_are_read_in_order():
@@ -489,7 +508,7 @@ def test_multiple_messages_are_read_in_order():
         {"role": "assistant", "content": "<think>a</think>"},
         {"role": "assistant", "content": "\\boxed{1}"},
     ]
-    assert critic_reward([completion], answer=["1"]) == [1.0]
+    assert _training_total([completion], ["1"], 0.1) == pytest.approx([1.0])
 
 
 # --- diagnostics ----------------------------------------------------------------------------
@@ -529,7 +548,7 @@ def test_parse_failures_are_logged_at_debug(caplog):
 def test_rewards_never_raise_and_stay_in_unit_interval(texts, as_chat):
     completions = [chat(text) for text in texts] if as_chat else texts
     answer = ["1", "2", "tie", 2][: len(texts)]
-    for reward in (format_reward, preference_reward, critic_reward, CriticReward(0.37)):
+    for reward in (format_reward, preference_reward, *training_rewards()):
         values = reward(completions, answer=answer, prompts=None)
         assert len(values) == len(texts)
         assert all(0.0 <= value <= 1.0 for value in values)
@@ -552,5 +571,5 @@ def test_long_adversarial_completion_is_parsed(text):
     # No time assertion: a catastrophic regex would hang here, and that is the failure signal.
     assert len(text) >= 200000
     completions = [text, chat(text)]
-    assert len(critic_reward(completions, answer=["1", "2"])) == 2
+    assert len(_training_total(completions, ["1", "2"], 0.1)) == 2
     verdict_reasons(completions)

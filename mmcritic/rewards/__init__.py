@@ -1,12 +1,15 @@
 """Rewards for RL-training critics, and the one parser of a critic's boxed verdict."""
 
 from mmcritic.rewards.critic import (
-    CriticReward,
+    FormatReward,
+    PreferenceReward,
     completion_text,
-    critic_reward,
     format_reward,
     preference_reward,
+    reward_weights,
+    training_rewards,
     verdict_reasons,
+    weighted_total,
 )
 from mmcritic.rewards.parsing import (
     MAX_VERDICT_CHARS,
@@ -23,17 +26,20 @@ from mmcritic.rewards.parsing import (
 __all__ = [
     "MAX_VERDICT_CHARS",
     "REASONS",
-    "CriticReward",
+    "FormatReward",
+    "PreferenceReward",
     "Reason",
     "Verdict",
     "boxed_contents",
     "completion_text",
-    "critic_reward",
     "format_reward",
     "has_think_box_format",
     "normalize_choice",
     "normalize_tags",
     "parse_verdict",
     "preference_reward",
+    "reward_weights",
+    "training_rewards",
     "verdict_reasons",
+    "weighted_total",
 ]

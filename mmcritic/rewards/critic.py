@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import torch
 
 from mmcritic.rewards.parsing import has_think_box_format, normalize_choice, parse_verdict
 
@@ -99,28 +100,56 @@ def verdict_reasons(completions: Sequence[Any]) -> Counter[str]:
     return Counter(parse_verdict(completion_text(c)).reason for c in completions)
 
 
-@dataclass(frozen=True)
-class CriticReward:
-    """`(1 - format_weight) * preference + format_weight * format`: mostly reward the right
-    verdict, with a small push towards the think/boxed shape that keeps verdicts parseable.
+class PreferenceReward:
+    """The preference reward as training runs it: `preference_reward`, plus the metrics a
+    critic run needs to be read (accuracy by where the better response sits, how often the
+    verdict parses and why not). `__name__` is what TRL logs it under
+    (`rewards/preference/mean`, the preference accuracy)."""
 
-    A class rather than a closure so that it pickles (multiprocess data loading, checkpoints);
-    `__name__` is fixed because TRL names the logged reward metric after it."""
+    __name__ = "preference"
 
-    format_weight: float = 0.1
-    __name__ = "critic_reward"
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.format_weight <= 1.0:
-            raise ValueError(f"format_weight must be in [0, 1], got {self.format_weight!r}")
-
-    def __call__(
-        self, completions: Sequence[Any], answer: Sequence[Any], **kwargs: Any
-    ) -> list[float]:
-        preference = preference_reward(completions, answer)
-        shape = format_reward(completions)
-        # p + w * (f - p) equals the weighted sum but is exact at the corners (0, w, 1 - w, 1).
-        return [p + self.format_weight * (f - p) for p, f in zip(preference, shape, strict=True)]
+    def __call__(self, completions: list, answer: list, **kwargs: Any) -> list[float]:
+        scores = preference_reward(completions, answer=answer, **kwargs)
+        log_metric: Callable[[str, float], None] | None = kwargs.get("log_metric")
+        if log_metric is not None:
+            positions = kwargs.get("answer_position") or answer
+            for position, value in _mean_by(positions, scores).items():
+                log_metric(f"preference/accuracy_when_answer_{position}", value)
+            for reason, count in verdict_reasons(completions).items():
+                log_metric(f"verdict/{reason}", count / len(completions))
+        return scores
 
 
-critic_reward = CriticReward()
+class FormatReward:
+    """The format reward as training runs it (`rewards/format/mean`, the format rate)."""
+
+    __name__ = "format"
+
+    def __call__(self, completions: list, **kwargs: Any) -> list[float]:
+        return format_reward(completions, **kwargs)
+
+
+def training_rewards() -> list[Any]:
+    """The reward functions GRPO runs, in the order `reward_weights` weighs them."""
+    return [PreferenceReward(), FormatReward()]
+
+
+def reward_weights(format_weight: float) -> list[float]:
+    """TRL's `reward_weights` for `training_rewards`: the total reward is
+    `(1 - w) * preference + w * format` (LLaVA-Critic-R1, w = 0.1), mostly the right verdict
+    with a small push towards the think/boxed shape that keeps verdicts parseable."""
+    return [1.0 - format_weight, format_weight]
+
+
+def weighted_total(rewards_per_function: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Each completion's total reward, as TRL sums it: weights times rewards, NaN skipped."""
+    return (rewards_per_function * weights.to(rewards_per_function.device)).nansum(dim=1)
+
+
+def _mean_by(keys: list[Any], values: list[float]) -> dict[str, float]:
+    totals: Counter = Counter()
+    counts: Counter = Counter()
+    for key, value in zip(keys, values, strict=True):
+        totals[str(key)] += value
+        counts[str(key)] += 1
+    return {key: totals[key] / counts[key] for key in counts}

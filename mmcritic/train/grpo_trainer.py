@@ -29,6 +29,7 @@ from accelerate import skip_first_batches
 from transformers import TrainerCallback
 from trl import GRPOTrainer
 
+from mmcritic.rewards import weighted_total
 from mmcritic.train.balanced_sampling import EpochSeededRepeatSampler, PositionBalancedSampler
 from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
 from mmcritic.train.media_rollout import (
@@ -110,8 +111,7 @@ class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
     def _log_rollouts(self, inputs: list[dict], rewards_per_func: torch.Tensor) -> None:
         if not self.accelerator.is_main_process:
             return
-        weights = self.reward_weights.to(rewards_per_func.device)
-        total = (rewards_per_func * weights).nansum(dim=1).tolist()
+        total = weighted_total(rewards_per_func, self.reward_weights).tolist()
         line = {
             "step": self.state.global_step,
             "ids": [example.get("id") for example in inputs[:: self.num_generations]],
@@ -187,8 +187,7 @@ class CriticGRPOTrainer(ExactResumeMixin, GRPOTrainer):
         return self._assemble(kept, spare, target)
 
     def _split_informative(self, rollout: dict, local_size: int) -> tuple[dict, dict]:
-        weights = self.reward_weights.to(self._last_rewards.device)
-        rewards = (self._last_rewards * weights).nansum(dim=1)
+        rewards = weighted_total(self._last_rewards, self.reward_weights)
         mask = informative_groups(rewards, self.num_generations)
         start = self.accelerator.process_index * local_size
         local = mask[start : start + local_size].tolist()

@@ -203,13 +203,13 @@ def make_trainer(
         return make_sft_trainer(
             model, processor, dataset, sft_config(recipe, device, dtype), peft_config, callbacks
         )
+    from mmcritic.rewards import training_rewards
     from mmcritic.train.grpo_trainer import CriticGRPOTrainer
-    from mmcritic.train.reward_logging import FormatReward, PreferenceReward
 
     tokens = vision_token_ids(processor.tokenizer)
     return CriticGRPOTrainer(
         model=model,
-        reward_funcs=[PreferenceReward(), FormatReward()],
+        reward_funcs=training_rewards(),
         args=grpo_config(recipe, device, dtype, tokens),
         train_dataset=dataset,
         processing_class=processor,

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from mmcritic.rewards import reward_weights
 from mmcritic.train.config import Recipe
 
 
@@ -49,7 +50,6 @@ def grpo_config(recipe: Recipe, device: str, dtype: torch.dtype, vision_token_id
     from trl import GRPOConfig
 
     grpo = recipe.grpo
-    weight = recipe.rewards.format_weight
     return GRPOConfig(
         **_shared_arguments(recipe, device, dtype),
         num_generations=grpo.num_generations,
@@ -65,7 +65,7 @@ def grpo_config(recipe: Recipe, device: str, dtype: torch.dtype, vision_token_id
         scale_rewards=grpo.scale_rewards,
         steps_per_generation=grpo.steps_per_generation,
         # preference and format are separate reward functions so TRL logs each one
-        reward_weights=[1.0 - weight, weight],
+        reward_weights=reward_weights(recipe.rewards.format_weight),
         generation_kwargs=_vision_token_ban(vision_token_ids, grpo.use_vllm),
         use_vllm=grpo.use_vllm,
         vllm_mode=grpo.vllm_mode,
