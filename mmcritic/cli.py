@@ -14,19 +14,44 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
+from mmcritic.models.devices import add_device_arguments
 
 Handler = Callable[[argparse.Namespace], Any]
 
 
+def _command(commands: argparse._SubParsersAction, name: str, summary: str):
+    """A sub-command whose `--help` opens with what it does and shows every default."""
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=summary[0].upper() + summary[1:] + ".",
+        formatter_class=_DefaultsShown,
+    )
+
+
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a flag's default where it has one worth showing (not None, not a bare switch)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, False, [], argparse.SUPPRESS) or action.nargs == 0:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def _add_tiny_model(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "tiny-model", help="build the local tiny random-weight Qwen2.5-VL model (no download)"
+    from mmcritic.models.tiny import TinyModelSpec
+
+    parser = _command(
+        commands, "tiny-model", "build the local tiny random-weight Qwen2.5-VL model (no download)"
     )
     parser.add_argument("out", type=Path, help="folder to save the model and processor in")
     for flag, field_name in TINY_MODEL_FLAGS.items():
         parser.add_argument(
-            f"--{flag}", dest=field_name, type=int, help=f"default: TinyModelSpec.{field_name}"
+            f"--{flag}",
+            dest=field_name,
+            type=int,
+            default=getattr(TinyModelSpec, field_name),
+            help=f"TinyModelSpec.{field_name}",
         )
     parser.set_defaults(handler=_run_tiny_model)
 
@@ -47,8 +72,7 @@ TINY_MODEL_FLAGS = {
 def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
 
-    chosen = {name: getattr(args, name) for name in TINY_MODEL_FLAGS.values()}
-    spec = TinyModelSpec(**{name: value for name, value in chosen.items() if value is not None})
+    spec = TinyModelSpec(**{name: getattr(args, name) for name in TINY_MODEL_FLAGS.values()})
     out = build_tiny_model(args.out, spec)
     return {"model": str(out), "spec": spec.__dict__}
 
@@ -56,13 +80,15 @@ def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
 def _add_synth(commands: argparse._SubParsersAction) -> None:
     from mmcritic.data.synth import COLORS, TASKS
 
-    parser = commands.add_parser(
-        "synth", help="write a synthetic verifiable critic dataset (truth known by construction)"
+    parser = _command(
+        commands,
+        "synth",
+        "write a synthetic verifiable critic dataset (truth known by construction)",
     )
-    parser.add_argument("--task", required=True, choices=sorted(TASKS))
+    parser.add_argument("--task", required=True, choices=sorted(TASKS), help="what is asked")
     parser.add_argument("--n", type=int, required=True, help="number of items")
     parser.add_argument("--out", type=Path, required=True, help="dataset folder to write")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="drawing seed")
     parser.add_argument("--ties", type=float, default=0.0, help="fraction of tied items")
     parser.add_argument(
         "--colors", type=int, default=len(COLORS), help="palette size: fewer is an easier task"
@@ -88,17 +114,20 @@ def _run_synth(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_preprocess(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.data.convert import BuildOptions
     from mmcritic.data.formats import FORMATS
     from mmcritic.data.media import DEFAULT_MAX_IMAGE_PIXELS
 
-    parser = commands.add_parser(
-        "preprocess", help="convert raw preference data into a verifiable dataset"
+    parser = _command(
+        commands, "preprocess", "convert raw preference data into a verifiable dataset"
     )
-    parser.add_argument("--format", required=True, choices=sorted(FORMATS))
+    parser.add_argument(
+        "--format", required=True, choices=sorted(FORMATS), help="the source's record format"
+    )
     parser.add_argument("--input", required=True, help="local json/jsonl/parquet, folder or hub id")
     parser.add_argument("--output", type=Path, required=True, help="dataset folder to write")
     parser.add_argument("--config", help="hub dataset config, e.g. pairwise")
-    parser.add_argument("--split", default="train")
+    parser.add_argument("--split", default="train", help="hub dataset split")
     parser.add_argument("--template", help="built-in template name or a template file")
     parser.add_argument(
         "--no-think-suffix", action="store_true", help="do not append the think/boxed instruction"
@@ -107,14 +136,25 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--keep-order", action="store_true", help="keep the source's response order"
     )
-    parser.add_argument("--ties", choices=("drop", "keep"), default="drop")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--min-pixels", type=int, default=262_144)
-    parser.add_argument("--max-pixels", type=int, default=4_194_304)
     parser.add_argument(
-        "--max-prompt-tokens", type=int, default=6142, help="0 turns the length filter off"
+        "--ties", choices=("drop", "keep"), default="drop", help="items preferring neither"
     )
-    parser.add_argument("--max-response-chars", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=0, help="shuffling and order seed")
+    parser.add_argument(
+        "--min-pixels", type=int, default=BuildOptions.min_pixels, help="image budget, low end"
+    )
+    parser.add_argument(
+        "--max-pixels", type=int, default=BuildOptions.max_pixels, help="image budget, high end"
+    )
+    parser.add_argument(
+        "--max-prompt-tokens",
+        type=int,
+        default=BuildOptions.max_prompt_tokens,
+        help="drop longer prompts; 0 turns the length filter off",
+    )
+    parser.add_argument(
+        "--max-response-chars", type=int, default=20_000, help="reject longer responses"
+    )
     parser.add_argument("--tokenizer", help="count prompt tokens exactly with this tokenizer")
     parser.add_argument(
         "--columns",
@@ -125,7 +165,12 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--source-name", help="source name for rows that carry none")
     parser.add_argument("--media-root", help="folder relative media paths resolve against")
-    parser.add_argument("--check-media", choices=("verify", "decode"), default="verify")
+    parser.add_argument(
+        "--check-media",
+        choices=("verify", "decode"),
+        default="verify",
+        help="verify: read headers; decode: decode every image and video fully",
+    )
     parser.add_argument(
         "--max-image-pixels",
         type=int,
@@ -189,9 +234,10 @@ def _key_values(pairs: Sequence[str], flag: str) -> dict[str, str]:
 
 
 def _add_train(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
+    parser = _command(
+        commands,
         "train",
-        help="train per a recipe (also under `accelerate launch` for many GPUs or nodes)",
+        "train per a recipe (also under `accelerate launch` for many GPUs or nodes)",
     )
     parser.add_argument("recipe", type=Path, help="recipe YAML, e.g. recipes/quickstart_cpu.yaml")
     parser.add_argument(
@@ -214,8 +260,8 @@ def _run_train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_critique(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "critique", help="judge two responses (or score one) for an image or video, print JSON"
+    parser = _command(
+        commands, "critique", "judge two responses (or score one) for an image or video, print JSON"
     )
     _add_model_and_media_flags(parser)
     parser.add_argument("--response-a", help="first response (pairwise)")
@@ -244,15 +290,20 @@ def _run_critique(args: argparse.Namespace) -> dict[str, Any]:
 def _add_best_of_n(commands: argparse._SubParsersAction) -> None:
     from mmcritic.inference.self_critique import STRATEGIES
 
-    parser = commands.add_parser(
-        "best-of-n", help="sample N answers and select one by self-critique, print JSON"
+    parser = _command(
+        commands, "best-of-n", "sample N answers and select one by self-critique, print JSON"
     )
     _add_model_and_media_flags(parser)
     parser.add_argument("--n", type=int, required=True, help="number of answers to sample")
-    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="knockout")
+    parser.add_argument(
+        "--strategy",
+        choices=sorted(STRATEGIES),
+        default="knockout",
+        help="how the critic picks among the answers",
+    )
     parser.add_argument("--both-orders", action="store_true", help="judge each pair both ways")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--temperature", type=float, default=1.0, help="for sampling answers")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed")
     parser.add_argument("--raw", action="store_true", help="include every critic output text")
     parser.set_defaults(handler=_run_best_of_n)
 
@@ -278,16 +329,20 @@ def _add_model_and_media_flags(parser: argparse.ArgumentParser) -> None:
     media = parser.add_mutually_exclusive_group(required=True)
     media.add_argument("--image", help="image file")
     media.add_argument("--video", help="video file")
-    parser.add_argument("--question", required=True)
+    parser.add_argument("--question", required=True, help="the question about the media")
     parser.add_argument("--fps", type=float, help="video frames sampled a second (default 2)")
     parser.add_argument("--max-frames", type=int, help="cap on sampled video frames")
     parser.add_argument("--min-pixels", type=int, help="lower pixel bound per image or frame")
     parser.add_argument("--max-pixels", type=int, help="upper pixel bound per image or frame")
-    parser.add_argument("--max-new-tokens", type=int, default=512)
+    parser.add_argument("--max-new-tokens", type=int, default=512, help="per answer")
     parser.add_argument("--batch-size", type=int, default=8, help="prompts per generate call")
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
-    parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto")
-    parser.add_argument("--backend", choices=("transformers", "vllm"), default="transformers")
+    add_device_arguments(parser)
+    parser.add_argument(
+        "--backend",
+        choices=("transformers", "vllm"),
+        default="transformers",
+        help="vllm: much faster on GPUs (pip install vllm)",
+    )
 
 
 def _model_options(args: argparse.Namespace) -> Any:
@@ -307,13 +362,13 @@ def _media(args: argparse.Namespace) -> Any:
 
 
 def _add_demo(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("demo", help="start the Gradio critique demo in a browser")
+    parser = _command(commands, "demo", "start the Gradio critique demo in a browser")
     parser.add_argument("--model", required=True, help="model folder or hub id")
     parser.add_argument("--port", type=int, help="default: 7860 or the next free port")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--share", action="store_true", help="also create a public Gradio link")
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
-    parser.add_argument("--max-new-tokens", type=int, default=512)
+    add_device_arguments(parser, dtype=False)
+    parser.add_argument("--max-new-tokens", type=int, default=512, help="per answer")
     parser.set_defaults(handler=_run_demo)
 
 
@@ -327,9 +382,7 @@ def _run_demo(args: argparse.Namespace) -> dict[str, Any]:
 def _add_eval(commands: argparse._SubParsersAction) -> None:
     from mmcritic.eval.command import add_eval_arguments
 
-    parser = commands.add_parser(
-        "eval", help="run benchmark tasks, write results and per-sample logs"
-    )
+    parser = _command(commands, "eval", "run benchmark tasks, write results and per-sample logs")
     add_eval_arguments(parser)
     parser.set_defaults(handler=_run_eval)
 

@@ -16,3 +16,20 @@ def test_cli_reports_its_version_and_refuses_unknown_dtypes(capsys):
         main(["eval", "--model", "m", "--dtype", "bf16"])
     assert refused.value.code == 2
     assert "invalid choice: 'bf16'" in capsys.readouterr().err
+
+
+def test_every_command_teaches_itself_through_help(capsys):
+    import argparse
+
+    from mmcritic.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        assert command.description, f"{name} has no description"
+        silent = [a.dest for a in command._actions if not a.help and a.dest != "help"]
+        assert not silent, f"{name}: options without help {silent}"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["tiny-model", "--help"])
+    shown = capsys.readouterr().out
+    assert "(default: 64)" in shown and "TinyModelSpec.hidden_size" in shown

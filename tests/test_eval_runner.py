@@ -409,7 +409,7 @@ def test_results_record_every_setting_the_protocol_implies_and_what_the_run_over
     assert settings["prompt_source"] == "lmms-eval 0.7.3 lmms_eval/tasks/chartqa/utils.py"
     assert settings["decoding"]["max_new_tokens"] == 64
     assert settings["overrides"] == {"max_new_tokens": 64}
-    assert settings["media"]["image_max_pixels"] == 1_605_632
+    assert settings["media"]["image"]["max_pixels"] == 1_605_632
     assert "lmms-eval" in settings["comparable_with"]
     lines = _lines(samples_path(tmp_path / "out", "chartqa"))
     assert lines[0]["prompt"].endswith("\nAnswer the question with a single word.")

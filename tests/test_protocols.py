@@ -136,15 +136,12 @@ def test_a_layout_must_place_every_media_item_once(tmp_path):
 def test_lmms_eval_images_get_the_grid_lmms_eval_gives_them(size):
     """lmms-eval's chat path rounds with qwen-vl-utils' defaults, then its processor fits the
     budget; one resize into the budget lands elsewhere for about one image in five."""
-    budget = PROTOCOLS["lmms-eval"].media
+    budget = PROTOCOLS["lmms-eval"].media.image
     width, height = size
     rounded = smart_resize(height, width, 28, 4 * 28 * 28, 16384 * 28 * 28)
-    expected = smart_resize(*rounded, 28, budget.image_min_pixels, budget.image_max_pixels)
+    expected = smart_resize(*rounded, 28, budget.min_pixels, budget.max_pixels)
     image = Media.image(
-        Image.new("RGB", size, "white"),
-        budget.image_min_pixels,
-        budget.image_max_pixels,
-        budget.resize_twice,
+        Image.new("RGB", size, "white"), budget.min_pixels, budget.max_pixels, budget.resize_twice
     ).load()
     assert (image.height, image.width) == expected
 
@@ -159,8 +156,8 @@ def test_lmms_eval_videos_are_32_frames_or_every_frame_when_fewer(tmp_path):
 
 def test_the_protocols_differ_in_budget_and_say_what_they_compare_with():
     r1, lmms = PROTOCOLS["r1"], PROTOCOLS["lmms-eval"]
-    assert (lmms.media.image_min_pixels, lmms.media.image_max_pixels) == (200_704, 1_605_632)
-    assert (r1.media.image_min_pixels, r1.media.image_max_pixels) == (262_144, 1_003_520)
+    assert (lmms.media.image.min_pixels, lmms.media.image.max_pixels) == (200_704, 1_605_632)
+    assert (r1.media.image.min_pixels, r1.media.image.max_pixels) == (262_144, 1_003_520)
     assert set(PROTOCOLS) == set(PROTOCOL_NAMES)
     assert all(protocol.comparable_with for protocol in PROTOCOLS.values())
 

@@ -69,7 +69,7 @@ class BuildOptions:
     min_pixels: int = PixelBudget.min_pixels
     max_pixels: int = PixelBudget.max_pixels
     video: VideoBudget = field(default_factory=VideoBudget)
-    max_prompt_tokens: int | None = 6142
+    max_prompt_tokens: int | None = 6142  # LLaVA-Critic-R1's limit
     max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
     tokenizer: str | None = None
 

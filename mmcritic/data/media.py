@@ -37,11 +37,15 @@ DEFAULT_MAX_IMAGE_PIXELS = 89_478_485
 class PixelBudget:
     """Bounds an image is resized into before it reaches the model.
 
-    Defaults are LLaVA-Critic-R1's: images resized into [262,144; 4,194,304] pixels.
+    Defaults are LLaVA-Critic-R1's: images resized into [262,144; 4,194,304] pixels, the one
+    place these numbers live. `resize_twice` sizes an image as lmms-eval's Qwen2.5-VL path
+    does: qwen-vl-utils' default rounding first, then the budget (its processor's resize), which
+    lands on another grid than one resize for about one image in five.
     """
 
     min_pixels: int = 262_144
     max_pixels: int = 4_194_304
+    resize_twice: bool = False
 
     def __post_init__(self) -> None:
         if not 0 < self.min_pixels <= self.max_pixels:

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mmcritic.data.media import MediaBudget
 from mmcritic.eval.data import model_media
 from mmcritic.eval.protocols.prompt import Decoding, Prompt
 from mmcritic.eval.tasks import CriticTask, Pair, PolicyTask, Problem
-from mmcritic.inference.media import MediaBudget
 from mmcritic.inference.self_critique import Strategy
 from mmcritic.rewards.parsing import Judgement, parse_judgement
 
@@ -149,7 +149,7 @@ class ModelBackend:
         )
         self.critic = Critic(model, processor, max_new_tokens=tokens, engine=self.engine)
         self.generation = generation
-        self.media = media or MediaBudget()
+        self.media = media
 
     def answer(self, task: PolicyTask, samples: Sequence[Sample]) -> list[PolicyOutput]:
         media = [self._media(sample, sample.prompt, task) for sample in samples]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
+from mmcritic.models.devices import add_device_arguments
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +29,12 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     ):
         parser.add_argument(flag, action="append", default=[], metavar=meta, help=text)
     parser.add_argument("--bon-n", type=int, default=1, help="answers sampled for self-critique")
-    parser.add_argument("--bon-strategy", choices=sorted(STRATEGIES), default="knockout")
+    parser.add_argument(
+        "--bon-strategy",
+        choices=sorted(STRATEGIES),
+        default="knockout",
+        help="how the critic picks among the --bon-n answers",
+    )
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling with --bon-n")
     parser.add_argument("--both-orders", action="store_true", help="judge pairs both ways")
     parser.add_argument(
@@ -51,9 +56,8 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
         help="override the protocol's limit (r1: 2048; lmms-eval: per task); recorded as an "
         "override, since the numbers are then the run's own",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
-    parser.add_argument("--dtype", choices=DTYPE_CHOICES, default="auto")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed")
+    add_device_arguments(parser)
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     parser.add_argument(
         "--judge",

@@ -15,19 +15,19 @@ import io
 import logging
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import astuple
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from mmcritic.data.media import REMOTE
+from mmcritic.data.media import REMOTE, MediaBudget
 from mmcritic.data.schema import RecordError
 from mmcritic.data.sources import Source, iter_rows
 from mmcritic.eval.tasks import Task
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
-    from mmcritic.inference.media import MediaBudget
 
 logger = logging.getLogger(__name__)
 
@@ -140,16 +140,13 @@ def model_media(
     budget: MediaBudget | None = None,
 ) -> list[Media]:
     """The `Media` of a sample, images then videos (the indices a `Prompt`'s parts use), each
-    sized by `budget` (the r1 budget by default)."""
+    sized by `budget` (the r1 evaluation budget by default)."""
     from mmcritic.inference import Media
-    from mmcritic.inference.media import MediaBudget
+    from mmcritic.inference.media import EVAL_IMAGES
 
-    budget = budget or MediaBudget()
-    low, high = budget.image_min_pixels, budget.image_max_pixels
-    shown = [
-        Media.image(image_value(value, base_dir), low, high, budget.resize_twice)
-        for value in images
-    ]
+    budget = budget or MediaBudget(EVAL_IMAGES)
+    pixels = budget.image
+    shown = [Media.image(image_value(value, base_dir), *astuple(pixels)) for value in images]
     return shown + [_video_media(value, base_dir, max_frames, budget) for value in videos]
 
 

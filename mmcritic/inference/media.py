@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,8 +23,9 @@ from mmcritic.data.video import LoadedVideo, VideoBudget, load_frames, load_vide
 
 # Images: the smallest side of LLaVA-Critic-R1's training budget, so small images look as they
 # did in training, and the paper's evaluation cap of 1280 visual tokens.
-IMAGE_MIN_PIXELS = 262_144
+IMAGE_MIN_PIXELS = PixelBudget.min_pixels
 IMAGE_MAX_PIXELS = 1280 * 28 * 28
+EVAL_IMAGES = PixelBudget(IMAGE_MIN_PIXELS, IMAGE_MAX_PIXELS)
 # Video frames: qwen-vl-utils' own per-frame bounds (128 to 768 visual tokens a frame).
 VIDEO_MIN_PIXELS = VideoBudget.min_pixels
 VIDEO_MAX_PIXELS = VideoBudget.max_pixels
@@ -33,22 +34,6 @@ FRAME_SUFFIXES = (".bmp", ".jpeg", ".jpg", ".png", ".webp")
 
 MediaKind = Literal["image", "video"]
 TRAINING_VIDEO = VideoBudget()
-
-
-@dataclass(frozen=True)
-class MediaBudget:
-    """How a run's media are sized: images into [image_min_pixels, image_max_pixels] (with
-    `resize_twice`, first rounded by qwen-vl-utils' defaults and then fitted into the budget,
-    which is how lmms-eval's Qwen2.5-VL path sizes them: qwen-vl-utils, then the processor), and
-    videos under `video`. The defaults are the r1 budget."""
-
-    image_min_pixels: int = IMAGE_MIN_PIXELS
-    image_max_pixels: int = IMAGE_MAX_PIXELS
-    resize_twice: bool = False
-    video: VideoBudget = TRAINING_VIDEO
-
-    def describe(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -90,7 +75,7 @@ class Media:
         resize_twice: bool = False,
     ) -> Media:
         """An image file, URL or PIL image, resized into [min_pixels, max_pixels] on load
-        (`resize_twice`: after qwen-vl-utils' default rounding, as `MediaBudget` says)."""
+        (`resize_twice`: after qwen-vl-utils' default rounding, as `PixelBudget` says)."""
         if isinstance(source, Image.Image):
             source = source.convert("RGB")
         else:

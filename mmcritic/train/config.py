@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args, get_origin
 
 import yaml
 
+from mmcritic.data.convert import BuildOptions
 from mmcritic.data.media import MediaBudget, PixelBudget
 from mmcritic.data.video import VideoBudget
 
@@ -63,13 +64,13 @@ class DataSettings:
     train: str = ""
     # Held-out set scored for preference accuracy before and after training; optional.
     eval: str | None = None
-    # R1 resizes images into [262,144; 4,194,304] pixels.
-    min_pixels: int = 262_144
-    max_pixels: int = 4_194_304
+    # R1's image budget (`PixelBudget`) and prompt-length limit (`BuildOptions`).
+    min_pixels: int = PixelBudget.min_pixels
+    max_pixels: int = PixelBudget.max_pixels
     # Frames sampled per video and their pixel budget; a record's `meta.video` overrides them.
     video: VideoBudget = field(default_factory=VideoBudget)
-    # R1 drops prompts over 6,142 tokens; longer ones would be truncated through media tokens.
-    max_prompt_tokens: int = 6142
+    # Longer prompts would be truncated through media tokens, so they are dropped.
+    max_prompt_tokens: int = BuildOptions.max_prompt_tokens
 
     @property
     def media_budget(self) -> MediaBudget:

@@ -18,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+from mmcritic.data.media import MediaBudget, PixelBudget
 from mmcritic.data.video import VideoBudget
 from mmcritic.eval.protocols import lmms_eval, official, r1, verdicts
 from mmcritic.eval.protocols.prompt import Decoding, Prompt, TaskPrompt, media_first
 from mmcritic.eval.tasks import Pair, Problem, Row
-from mmcritic.inference.media import MediaBudget
+from mmcritic.inference.media import EVAL_IMAGES
 from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 __all__ = [
@@ -46,9 +47,7 @@ PROTOCOL_NAMES: tuple[ProtocolName, ...] = ("r1", "lmms-eval", "official")
 # (fewer when it has fewer, always even), each frame in [200704, 1605632] pixels, which
 # qwen-vl-utils 0.0.14 caps at 768 tokens (602,112 pixels) a frame within its default total.
 LMMS_EVAL_MEDIA = MediaBudget(
-    image_min_pixels=200_704,
-    image_max_pixels=1_605_632,
-    resize_twice=True,
+    image=PixelBudget(200_704, 1_605_632, resize_twice=True),
     video=VideoBudget(
         min_frames=32,
         max_frames=32,
@@ -79,7 +78,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "r1",
         "LLaVA-Critic-R1: think/boxed instruction, greedy, up to 2,048 new tokens; critic "
         "suites with the training template",
-        MediaBudget(),
+        MediaBudget(EVAL_IMAGES),
         "LLaVA-Critic-R1's tables (arXiv 2509.00676) and runs of mmcritic's r1 protocol",
     ),
     "lmms-eval": Protocol(

@@ -61,7 +61,7 @@ def media_table() -> str:
     lines = ["| protocol | images (pixels) | videos | comparable with |", "|---|---|---|---|"]
     for name in PROTOCOL_NAMES:
         media = PROTOCOLS[name].media
-        twice = ", after qwen-vl-utils' default rounding" if media.resize_twice else ""
+        twice = ", after qwen-vl-utils' default rounding" if media.image.resize_twice else ""
         video = media.video
         frames = (
             f"{video.max_frames} frames"
@@ -69,7 +69,7 @@ def media_table() -> str:
             else f"{video.fps} fps, {video.min_frames} to {video.max_frames} frames"
         )
         lines.append(
-            f"| {name} | {media.image_min_pixels:,} to {media.image_max_pixels:,}{twice} | "
+            f"| {name} | {media.image.min_pixels:,} to {media.image.max_pixels:,}{twice} | "
             f"{frames} (fewer when the video has fewer), {video.min_pixels:,} to "
             f"{video.max_pixels:,} pixels a frame | {PROTOCOLS[name].comparable_with} |"
         )
