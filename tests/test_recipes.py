@@ -9,8 +9,13 @@ import yaml
 
 from mmcritic.train.config import RecipeError, load_recipe
 
-RECIPES = sorted((Path(__file__).parents[1] / "recipes").glob("*.yaml"))
-ACCELERATE_CONFIGS = sorted((Path(__file__).parents[1] / "recipes" / "accelerate").glob("*.yaml"))
+ROOT = Path(__file__).parents[1] / "recipes"
+ACCELERATE = ROOT / "accelerate"
+# every YAML under recipes/, whatever the folder: a training recipe unless it is an accelerate
+# launcher config
+ALL_YAML = sorted(ROOT.rglob("*.yaml"))
+ACCELERATE_CONFIGS = [path for path in ALL_YAML if ACCELERATE in path.parents]
+RECIPES = [path for path in ALL_YAML if ACCELERATE not in path.parents]
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -22,12 +27,17 @@ def write(tmp_path: Path, text: str) -> Path:
 MINIMAL = "output_dir: runs/x\nmax_steps: 3\nmodel: {name_or_path: m}\ndata: {train: d}\n"
 
 
-@pytest.mark.parametrize("recipe", RECIPES, ids=[p.name for p in RECIPES])
+def test_every_yaml_under_recipes_is_checked():
+    assert len(RECIPES) >= 5 and len(ACCELERATE_CONFIGS) >= 5
+    assert len(RECIPES) + len(ACCELERATE_CONFIGS) == len(ALL_YAML)
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=[str(p.relative_to(ROOT)) for p in RECIPES])
 def test_every_shipped_recipe_loads_and_has_a_launch_line(recipe):
     loaded = load_recipe(recipe)
     assert loaded.output_dir and loaded.max_steps > 0
     header = [line for line in recipe.read_text().splitlines() if line.startswith("#")]
-    assert any("train recipes/" + recipe.name in line for line in header)
+    assert any(f"train {recipe.relative_to(ROOT.parent)}" in line for line in header)
 
 
 @pytest.mark.parametrize("config", ACCELERATE_CONFIGS, ids=[p.name for p in ACCELERATE_CONFIGS])
@@ -44,6 +54,37 @@ def test_r1_recipe_carries_the_paper_values():
     assert recipe.grpo.beta == 0.01 and recipe.grpo.num_generations == 8
     assert recipe.grpo.top_p == 0.99 and recipe.grpo.max_completion_length == 2048
     assert recipe.rewards.format_weight == 0.1
+
+
+def test_r1_plus_is_the_r1_recipe_with_its_model_and_rate_changed():
+    r1 = load_recipe(ROOT / "llava_critic_r1_qwen2_5_vl_7b.yaml")
+    plus = load_recipe(ROOT / "llava_critic_r1plus_thinklite_7b.yaml")
+    assert plus.model.name_or_path == "russwang/ThinkLite-VL-7B"
+    assert plus.optim.learning_rate == r1.optim.learning_rate / 2
+    assert plus.grpo == r1.grpo and plus.data == r1.data and plus.rewards == r1.rewards
+    assert plus.optim.per_device_train_batch_size == r1.optim.per_device_train_batch_size
+
+
+def test_a_base_recipe_is_merged_section_by_section(tmp_path):
+    (tmp_path / "base.yaml").write_text(MINIMAL + "grpo: {num_generations: 4, beta: 0.5}\n")
+    child = tmp_path / "child.yaml"
+    child.write_text("base: base.yaml\nmax_steps: 7\ngrpo: {beta: 0.1}\n")
+    recipe = load_recipe(child, ["grpo.num_generations=2"])
+    assert (recipe.max_steps, recipe.grpo.beta, recipe.grpo.num_generations) == (7, 0.1, 2)
+    assert recipe.model.name_or_path == "m"
+
+
+def test_recipes_including_each_other_in_a_circle_are_refused(tmp_path):
+    (tmp_path / "a.yaml").write_text("base: b.yaml\n")
+    (tmp_path / "b.yaml").write_text("base: a.yaml\n")
+    with pytest.raises(RecipeError, match="circle"):
+        load_recipe(tmp_path / "a.yaml")
+
+
+def test_a_missing_base_recipe_is_named(tmp_path):
+    path = write(tmp_path, MINIMAL + "base: nowhere.yaml\n")
+    with pytest.raises(RecipeError, match=r"nowhere\.yaml"):
+        load_recipe(path)
 
 
 def test_misspelt_key_names_the_nearest_valid_key(tmp_path):

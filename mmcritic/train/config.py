@@ -218,13 +218,9 @@ class Recipe:
 
 
 def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> Recipe:
-    """Reads a recipe YAML, applies `a.b=value` overrides, and validates the result."""
-    raw: dict[str, Any] = {}
-    if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        if loaded is not None and not isinstance(loaded, dict):
-            raise RecipeError(f"{path}: a recipe is a mapping of keys, got {type(loaded).__name__}")
-        raw = loaded or {}
+    """Reads a recipe YAML (and the recipe its `base:` names, relative to it), applies
+    `a.b=value` overrides, and validates the result."""
+    raw = _read_recipe(Path(path), ()) if path is not None else {}
     for override in overrides or []:
         _apply_override(raw, override)
     errors: list[str] = []
@@ -235,6 +231,34 @@ def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> 
         source = f" in {path}" if path else ""
         raise RecipeError(f"invalid recipe{source}:\n  - " + "\n  - ".join(errors))
     return recipe
+
+
+def _read_recipe(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
+    """A recipe's keys over those of its `base:` recipe, section by section, so a variant states
+    only what it changes (`base: llava_critic_r1_qwen2_5_vl_7b.yaml` + a new model and rate)."""
+    if path.resolve() in seen:
+        chain = " -> ".join(str(p) for p in (*seen, path.resolve()))
+        raise RecipeError(f"recipes include each other in a circle: {chain}")
+    if not path.is_file():
+        raise RecipeError(f"recipe not found: {path}")
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if loaded is not None and not isinstance(loaded, dict):
+        raise RecipeError(f"{path}: a recipe is a mapping of keys, got {type(loaded).__name__}")
+    raw = dict(loaded or {})
+    base = raw.pop("base", None)
+    if base is None:
+        return raw
+    if not isinstance(base, str):
+        raise RecipeError(f"{path}: base names a recipe file, got {base!r}")
+    return _merged(_read_recipe(path.parent / base, (*seen, path.resolve())), raw)
+
+
+def _merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in changes.items():
+        both = isinstance(value, dict) and isinstance(merged.get(key), dict)
+        merged[key] = _merged(merged[key], value) if both else value
+    return merged
 
 
 def _apply_override(raw: dict[str, Any], override: str) -> None:
