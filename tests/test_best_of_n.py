@@ -150,7 +150,9 @@ def test_both_orders_exposes_a_judge_that_only_follows_position():
     result = best_of_n(judge, None, "q", texts, "knockout", both_orders=True)
     matches = [m for r in result.rounds for m in r.matches]
     assert all(m.comparison.agreement is False for m in matches)
-    assert all(m.comparison.decision == "tie" and m.resolved_by == "tie" for m in matches)
+    assert all(
+        m.comparison.decision == "tie" and m.resolved_by == "orders_disagree" for m in matches
+    )
     robin = best_of_n(judge, None, "q", texts, "round_robin", both_orders=True)
     assert all(row["score"] == 0 for row in robin.table)
 
@@ -314,3 +316,31 @@ def test_an_unreadable_verdict_is_reported_not_raised():
 def test_pointwise_scores_are_read_from_the_final_box(text, score, reason):
     judged = Critic(None, None, engine=CannedBackend(text)).score(None, "Q", "R")
     assert (judged.score, judged.reason) == (score, reason)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "swapped", "resolved_by"),
+    [
+        ("1", "1", "verdict"),
+        (None, "2", "one_order"),
+        ("2", None, "one_order"),
+        ("1", "2", "orders_disagree"),
+        ("tie", "1", "tie"),
+        (None, None, "unreadable"),
+    ],
+)
+def test_a_match_record_says_how_both_orders_decided_it(verdict, swapped, resolved_by):
+    from mmcritic.inference.critic import Comparison
+    from mmcritic.inference.self_critique import resolution
+
+    readable = verdict is not None and swapped is not None
+    comparison = Comparison(
+        verdict,
+        "",
+        "",
+        "ok",
+        both_orders=True,
+        swapped_verdict=swapped,
+        agreement=verdict == swapped if readable else None,
+    )
+    assert resolution(comparison) == resolved_by

@@ -35,7 +35,9 @@ from mmcritic.inference.critic import Comparison, PairItem, PointItem, Score
 from mmcritic.inference.media import MediaInput
 
 Strategy = Literal["knockout", "round_robin", "pointwise", "majority"]
-ResolvedBy = Literal["verdict", "tie", "unreadable", "bye"]
+# How a match was decided: "verdict" (one order, or both orders agreeing), "one_order" (both
+# orders asked, only one readable), "orders_disagree" (a tie by position), "tie", "unreadable".
+ResolvedBy = Literal["verdict", "one_order", "orders_disagree", "tie", "unreadable", "bye"]
 
 
 class Judge(Protocol):
@@ -199,9 +201,20 @@ def _knockout(contest: _Contest) -> _Outcome:
 
 def _knockout_match(a: int, b: int, comparison: Comparison) -> Match:
     decision = comparison.decision
-    if decision in ("1", "2"):
-        return Match(a, b, a if decision == "1" else b, "verdict", comparison)
-    return Match(a, b, min(a, b), "tie" if decision == "tie" else "unreadable", comparison)
+    winner = {"1": a, "2": b}.get(decision or "", min(a, b))
+    return Match(a, b, winner, resolution(comparison), comparison)
+
+
+def resolution(comparison: Comparison) -> ResolvedBy:
+    """How the comparison's decision came about, so a match record never says "verdict" where
+    the verdict field is empty (the other order decided it)."""
+    readable = [v for v in (comparison.verdict, comparison.swapped_verdict) if v is not None]
+    if comparison.both_orders and len(readable) == 1 and readable[0] in ("1", "2"):
+        return "one_order"
+    if comparison.both_orders and len(readable) == 2 and not comparison.agreement:
+        return "orders_disagree" if "tie" not in readable else "tie"
+    decision = comparison.decision
+    return "verdict" if decision in ("1", "2") else "tie" if decision == "tie" else "unreadable"
 
 
 def _round_robin(contest: _Contest) -> _Outcome:
@@ -218,12 +231,8 @@ def _round_robin(contest: _Contest) -> _Outcome:
     for (a, b), comparison in zip(pairs, comparisons, strict=True):
         for verdict in _judgements(comparison):
             _tally(table, a, b, verdict)
-        decision = comparison.decision
-        winner = {"1": a, "2": b}.get(decision or "")
-        resolved: ResolvedBy = (
-            "verdict" if winner is not None else "tie" if decision else "unreadable"
-        )
-        matches.append(Match(a, b, winner, resolved, comparison))
+        winner = {"1": a, "2": b}.get(comparison.decision or "")
+        matches.append(Match(a, b, winner, resolution(comparison), comparison))
     chosen = max(range(n), key=lambda i: (table[i]["score"], -i))
     return chosen, len(pairs) * contest.per_pair, [Round(matches)] if matches else [], table
 
