@@ -444,3 +444,14 @@ def test_the_eval_command_prints_a_summary_with_the_protocol(tmp_path, eval_data
     summary = capsys.readouterr().err
     assert "chartqa: relaxed_accuracy" in summary
     assert "protocol lmms-eval, greedy, max_new_tokens 16" in summary
+
+
+def test_eval_list_also_prints_a_table_for_a_person(capsys) -> None:
+    from mmcritic.cli import main
+
+    assert main(["eval", "--list"]) == 0
+
+    table = capsys.readouterr().err.splitlines()
+    assert table[0].split() == ["task", "kind", "dataset", "(split)"]
+    assert any(line.split()[:2] == ["vl_rewardbench", "critic"] for line in table)
+    assert len(table) == len(task_names()) + 1

@@ -72,7 +72,10 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
     from mmcritic.eval.suites import summary
 
     if args.list:
-        return list_tasks()
+        listing = list_tasks()
+        if show_progress:
+            print(task_table(listing), file=sys.stderr)
+        return listing
     missing = [flag for flag in ("model", "tasks", "output") if not getattr(args, flag)]
     if missing:
         raise ValueError(f"mmcritic eval needs --{', --'.join(missing)} (or --list)")
@@ -125,6 +128,17 @@ def load_judge(spec: str) -> Any:
     if not callable(judge):
         raise ValueError(f"--judge {spec}: {module_name} has no callable {attribute!r}")
     return judge
+
+
+def task_table(listing: dict[str, Any]) -> str:
+    """`--list` for a person: one line per task with its kind, dataset and split."""
+    width = max(len(name) for name in listing)
+    lines = [f"{'task':{width}}  kind    dataset (split)"]
+    for name, task in listing.items():
+        dataset = task["dataset"]
+        where = ", ".join(dataset) if isinstance(dataset, list) else "local only"
+        lines.append(f"{name:{width}}  {task['kind']:6}  {where} ({task['split']})")
+    return "\n".join(lines)
 
 
 def list_tasks() -> dict[str, Any]:
