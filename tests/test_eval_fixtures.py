@@ -21,8 +21,9 @@ import pytest
 from PIL import Image
 
 from mmcritic.eval.data import TaskRows, image_value
+from mmcritic.eval.registry import get_task, task_names
 from mmcritic.eval.runner import make_sample
-from mmcritic.eval.tasks import Pair, Problem, get_task, task_names
+from mmcritic.eval.tasks import Pair, Problem
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 PNG_MARKER = "<png>"

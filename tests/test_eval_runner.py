@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from mmcritic.eval.registry import task_names
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
-from mmcritic.eval.tasks import task_names
 from tests.test_eval_fixtures import FIXTURES, all_task_data
 
 

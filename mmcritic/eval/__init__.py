@@ -6,21 +6,11 @@ lines as it goes and `results.json` at the end of each task; `run_scaling` draws
 the number of sampled answers for each self-critique strategy.
 """
 
+from mmcritic.eval.registry import get_task, register, task_names
 from mmcritic.eval.runner import EvalOptions, Judge, run_eval
 from mmcritic.eval.scaling import ScalingOptions, run_scaling
 from mmcritic.eval.suites import CRITIC_SUITE, POLICY_SUITE, headline
-from mmcritic.eval.tasks import (
-    CriticTask,
-    DatasetRef,
-    Pair,
-    PolicyTask,
-    Problem,
-    Row,
-    Scored,
-    get_task,
-    register,
-    task_names,
-)
+from mmcritic.eval.tasks import CriticTask, DatasetRef, Pair, PolicyTask, Problem, Row, Scored
 
 __all__ = [
     "CRITIC_SUITE",

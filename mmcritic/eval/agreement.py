@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mmcritic.eval.answers import final_answer
-from mmcritic.eval.tasks import PolicyTask, Row, get_task
+from mmcritic.eval.registry import get_task
+from mmcritic.eval.tasks import PolicyTask, Row
 
 CRITIC_CORPUS = "critic_verdicts"
 REWARD_CORPUS = "reward"

@@ -143,7 +143,7 @@ def task_table(listing: dict[str, Any]) -> str:
 
 def list_tasks() -> dict[str, Any]:
     """Every task with its dataset, split, kind and scoring method."""
-    from mmcritic.eval.tasks import get_task, task_names
+    from mmcritic.eval.registry import get_task, task_names
 
     listing = {}
     for name in task_names():

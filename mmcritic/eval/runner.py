@@ -47,7 +47,8 @@ from mmcritic.eval.protocols import (
     verdict_reader,
 )
 from mmcritic.eval.protocols.r1 import DEFAULT_MAX_NEW_TOKENS
-from mmcritic.eval.tasks import PolicyTask, Row, Task, get_task
+from mmcritic.eval.registry import get_task
+from mmcritic.eval.tasks import PolicyTask, Row, Task
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 
 logger = logging.getLogger(__name__)

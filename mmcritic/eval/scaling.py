@@ -25,8 +25,9 @@ from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import Generation, ModelBackend, Sample, sample_media
 from mmcritic.eval.data import TaskRows
 from mmcritic.eval.metrics import mean
+from mmcritic.eval.registry import get_task
 from mmcritic.eval.runner import make_sample
-from mmcritic.eval.tasks import PolicyTask, get_task
+from mmcritic.eval.tasks import PolicyTask
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 
 logger = logging.getLogger(__name__)

@@ -1,18 +1,16 @@
-"""The task registry: what a benchmark task is and how to look one up.
+"""What a benchmark task is.
 
 A task is a declarative spec in the manner of lmms-eval's task YAMLs: where its rows live (hub
 id, the known mirrors, config, split), which column plays which role, and a few hooks that build
-the prompt, score an answer and aggregate. Policy tasks ask the model a question; critic tasks ask
-it which of two responses is better. The built-in tasks live in `policy_tasks` and
-`critic_tasks`; `register` adds one of your own.
+the problem, score an answer and aggregate. Policy tasks ask the model a question; critic tasks
+ask it which of two responses is better. The built-in tasks live in `policy_tasks` and
+`critic_tasks`; `registry` looks them up and `register` adds one of your own.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Literal
 
 from mmcritic.eval.metrics import Aggregator
@@ -137,44 +135,3 @@ class CriticTask:
 
 
 Task = PolicyTask | CriticTask
-_EXTRA: dict[str, Task] = {}
-
-
-@cache
-def _builtin() -> dict[str, Task]:
-    from mmcritic.eval.critic_tasks import CRITIC_TASKS
-    from mmcritic.eval.policy_tasks import POLICY_TASKS
-
-    tasks: dict[str, Task] = {}
-    for task in (*POLICY_TASKS, *CRITIC_TASKS):
-        _add(tasks, task)
-    return tasks
-
-
-def _add(tasks: dict[str, Task], task: Task) -> None:
-    if task.name in tasks:
-        raise ValueError(f"a task named {task.name!r} is already registered")
-    tasks[task.name] = task
-
-
-def register(task: Task) -> Task:
-    """Adds a task of your own; a name already taken (built-in or not) is an error."""
-    if task.name in _builtin():
-        raise ValueError(f"a task named {task.name!r} is already registered")
-    _add(_EXTRA, task)
-    return task
-
-
-def task_names() -> list[str]:
-    """Every registered task name, sorted."""
-    return sorted({**_builtin(), **_EXTRA})
-
-
-def get_task(name: str) -> Task:
-    """The task called `name`; an unknown name lists the known ones and the closest match."""
-    tasks = {**_builtin(), **_EXTRA}
-    if name in tasks:
-        return tasks[name]
-    close = difflib.get_close_matches(name, tasks, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise ValueError(f"unknown task {name!r}.{hint} Known tasks: {', '.join(sorted(tasks))}")

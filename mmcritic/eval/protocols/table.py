@@ -11,7 +11,7 @@ from mmcritic.eval.protocols.verdicts import (
     vl_rewardbench_rule_only,
     vl_rewardbench_verdict,
 )
-from mmcritic.eval.tasks import get_task, task_names
+from mmcritic.eval.registry import get_task, task_names
 from mmcritic.rewards.parsing import parse_judgement
 
 READINGS = {
