@@ -28,7 +28,7 @@ from mmcritic.inference import (
     load_model_for_inference,
 )
 from mmcritic.inference.engine import Request, Sampling, TransformersBackend, VLLMBackend
-from mmcritic.inference.generation import generate
+from mmcritic.models.generation import generate
 from mmcritic.rewards import REASONS
 from tests.media_factory import write_png
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mmcritic.data.prompts import user_message
-from mmcritic.inference.generation import generate
 from mmcritic.inference.media import Media, MediaInput, MediaKind, media_counts, media_list
+from mmcritic.models.generation import generate
 from mmcritic.models.loading import load_model, load_processor, resolve_device, resolve_dtype
 
 logger = logging.getLogger(__name__)

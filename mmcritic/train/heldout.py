@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
-from mmcritic.inference.generation import generate
+from mmcritic.models.generation import generate
 from mmcritic.rewards import format_reward, preference_reward
 from mmcritic.train.data import MediaLoader
 

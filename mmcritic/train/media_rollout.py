@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from mmcritic.data.video import LoadedVideo
-from mmcritic.inference.generation import encode_batch
+from mmcritic.models.generation import encode_batch
 
 IMAGE_TOKEN_TYPE = 1
 VIDEO_TOKEN_TYPE = 2
