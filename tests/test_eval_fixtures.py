@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mmcritic.eval.data import TaskRows, image_value
 from mmcritic.eval.registry import get_task, task_names
+from mmcritic.eval.rows import TaskRows, image_value
 from mmcritic.eval.runner import make_sample
 from mmcritic.eval.tasks import Pair, Problem
 
@@ -162,7 +162,7 @@ def test_mmmu_shows_the_images_its_markers_name_in_ascending_order(tmp_path) -> 
 
 
 def test_video_tasks_resolve_hub_urls_and_ids_to_files_under_the_media_root(eval_data) -> None:
-    from mmcritic.eval.data import video_path
+    from mmcritic.eval.rows import video_path
 
     for task in ("mmvu", "videomme"):
         base = eval_data[task].parent

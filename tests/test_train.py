@@ -15,10 +15,11 @@ import torch
 from safetensors.torch import load_file
 
 from mmcritic.cli import main
+from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.synth import synthesize
 from mmcritic.train.config import load_recipe
-from mmcritic.train.data import read_records, to_dataset
+from mmcritic.train.examples import to_dataset
 from mmcritic.train.run import train
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
+from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import RecordError
 from mmcritic.data.sources import Source
@@ -21,7 +22,7 @@ from mmcritic.data.video import (
     processor_video_kwargs,
     video_token_count,
 )
-from mmcritic.train.data import prompt_token_count, read_records
+from mmcritic.train.examples import prompt_token_count
 from mmcritic.train.run import train
 from tests.media_factory import write_mp4, write_one_frame_mp4
 from tests.test_train import changed_tensors, format_warm_start, tiny_recipe, weights

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from tqdm.auto import tqdm
 
+from mmcritic.data.dataset import DatasetWriter, WriteMode
 from mmcritic.data.formats.base import (
     FormatOptions,
     Item,
@@ -45,7 +46,6 @@ from mmcritic.data.prompts import (
 from mmcritic.data.schema import Record, RecordError
 from mmcritic.data.sources import Source, iter_rows
 from mmcritic.data.video import VideoBudget, video_token_count
-from mmcritic.data.writer import DatasetWriter, WriteMode
 
 logger = logging.getLogger(__name__)
 

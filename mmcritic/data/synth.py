@@ -19,10 +19,10 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from mmcritic.data.convert import BuildOptions, RecordBuilder, resolve_media
+from mmcritic.data.dataset import DatasetWriter
 from mmcritic.data.formats.base import PairwiseItem, RawMedia
 from mmcritic.data.media import MediaResolver, PixelBudget
 from mmcritic.data.schema import MEDIA_DIR
-from mmcritic.data.writer import DatasetWriter
 
 IMAGE_SIDE = 112
 BACKGROUND = (128, 128, 128)

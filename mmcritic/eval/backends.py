@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mmcritic.data.media import MediaBudget
-from mmcritic.eval.data import model_media
 from mmcritic.eval.protocols.prompt import Decoding, Prompt
+from mmcritic.eval.rows import model_media
 from mmcritic.eval.tasks import CriticTask, Pair, PolicyTask, Problem
 from mmcritic.inference.self_critique import Strategy
 from mmcritic.rewards.parsing import Judgement, parse_judgement

@@ -37,7 +37,6 @@ from mmcritic.eval.backends import (
     Sample,
     critic_output,
 )
-from mmcritic.eval.data import TaskRows
 from mmcritic.eval.protocols import (
     PROTOCOLS,
     critic_prompt,
@@ -48,6 +47,7 @@ from mmcritic.eval.protocols import (
 )
 from mmcritic.eval.protocols.r1 import DEFAULT_MAX_NEW_TOKENS
 from mmcritic.eval.registry import get_task
+from mmcritic.eval.rows import TaskRows
 from mmcritic.eval.tasks import PolicyTask, Row, Task
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 

@@ -23,9 +23,9 @@ from tqdm import tqdm
 
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import Generation, ModelBackend, Sample, sample_media
-from mmcritic.eval.data import TaskRows
 from mmcritic.eval.metrics import mean
 from mmcritic.eval.registry import get_task
+from mmcritic.eval.rows import TaskRows
 from mmcritic.eval.runner import make_sample
 from mmcritic.eval.tasks import PolicyTask
 from mmcritic.inference.self_critique import STRATEGIES, Strategy

@@ -14,7 +14,7 @@ from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
 from mmcritic.models.generation import generate
 from mmcritic.rewards import format_reward, preference_reward
-from mmcritic.train.data import MediaLoader
+from mmcritic.train.examples import MediaLoader
 
 
 def preference_accuracy(

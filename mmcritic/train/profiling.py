@@ -81,8 +81,9 @@ def _plain_trainer(recipe: Any, processor: Any, dataset: Any) -> Any:
 
 def measure_step_phases(recipe: Any, plain: bool) -> dict[str, float]:
     """Trains `recipe.max_steps` GRPO steps and returns the per-step phase times and tokens/s."""
+    from mmcritic.data.dataset import read_records
     from mmcritic.models.loading import load_processor
-    from mmcritic.train.data import read_records, to_dataset
+    from mmcritic.train.examples import to_dataset
     from mmcritic.train.run import make_trainer
 
     budget = recipe.data.media_budget

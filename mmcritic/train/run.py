@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from mmcritic.data.dataset import read_records
 from mmcritic.models.loading import (
     freeze_vision_tower,
     load_model,
@@ -26,10 +27,9 @@ from mmcritic.models.loading import (
     vision_token_ids,
 )
 from mmcritic.train.config import Recipe, recipe_to_dict
-from mmcritic.train.data import (
+from mmcritic.train.examples import (
     TRAIN_REJECTED_FILE,
     filter_by_prompt_length,
-    read_records,
     to_dataset,
     write_rejections,
 )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mmcritic.data.media import MediaBudget, image_token_count
-from mmcritic.data.schema import DATA_FILE, Record, RecordError
+from mmcritic.data.schema import Record, RecordError
 from mmcritic.data.video import VideoBudget, load_video, probe_video, video_token_count
 
 logger = logging.getLogger(__name__)
@@ -31,34 +31,6 @@ class ExampleRejection:
     id: str
     reason: str
     message: str
-
-
-def read_records(folder: str | Path) -> list[Record]:
-    """Records of a dataset folder, with media paths made absolute."""
-    folder = Path(folder)
-    path = folder / DATA_FILE
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{folder} is not a verifiable dataset folder: {DATA_FILE} is missing "
-            "(make one with `mmcritic preprocess` or `mmcritic synth`)"
-        )
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = Record.from_dict(json.loads(line))
-            except (json.JSONDecodeError, ValueError) as err:
-                raise ValueError(f"{path} line {line_number}: {err}") from err
-            record.images = [_absolute(folder, p) for p in record.images]
-            record.videos = [_absolute(folder, p) for p in record.videos]
-            records.append(record)
-    return records
-
-
-def _absolute(folder: Path, path: str) -> str:
-    return path if Path(path).is_absolute() else str((folder / path).resolve())
 
 
 def prompt_token_count(record: Record, processor: Any, budget: MediaBudget) -> int:

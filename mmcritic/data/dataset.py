@@ -1,4 +1,5 @@
-"""Writes a verifiable dataset folder so that a crash never loses or duplicates a record.
+"""A verifiable dataset folder: written so that a crash never loses or duplicates a record,
+and read back (`read_records`) by training and the held-out check.
 
 Each input row's outputs are appended together. Every `checkpoint_every` rows the writer flushes,
 fsyncs and records in `.progress.json` how many input rows are done and how long each output file
@@ -221,6 +222,34 @@ class DatasetWriter:
         stats = self.stats.to_dict()
         _atomic_write(self.out_dir / STATS_FILE, json.dumps(stats, indent=2))
         return stats
+
+
+def read_records(folder: str | Path) -> list[Record]:
+    """Records of a dataset folder, with media paths made absolute."""
+    folder = Path(folder)
+    path = folder / DATA_FILE
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{folder} is not a verifiable dataset folder: {DATA_FILE} is missing "
+            "(make one with `mmcritic preprocess` or `mmcritic synth`)"
+        )
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = Record.from_dict(json.loads(line))
+            except (json.JSONDecodeError, ValueError) as err:
+                raise ValueError(f"{path} line {line_number}: {err}") from err
+            record.images = [_absolute(folder, p) for p in record.images]
+            record.videos = [_absolute(folder, p) for p in record.videos]
+            records.append(record)
+    return records
+
+
+def _absolute(folder: Path, path: str) -> str:
+    return path if Path(path).is_absolute() else str((folder / path).resolve())
 
 
 def _atomic_write(path: Path, text: str) -> None:
