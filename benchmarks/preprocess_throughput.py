@@ -20,7 +20,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mmcritic.data.raw_synth import write_raw_pairwise
+from mmcritic_dev.raw_synth import write_raw_pairwise
 
 
 def measure(rows: int, work: Path) -> dict:

@@ -16,7 +16,7 @@ import logging
 import time
 from pathlib import Path
 
-from mmcritic.train.quickstart import QuickstartData, run_quickstart
+from mmcritic_dev.quickstart import QuickstartData, run_quickstart
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mmcritic.eval.agreement import corpus_agreement, lmms_eval_agreement, read_corpus
+from mmcritic_dev.scorer_agreement import corpus_agreement, lmms_eval_agreement, read_corpus
 
 DEFAULT_CORPUS = Path(__file__).parents[1] / "tests" / "fixtures" / "scoring"
 

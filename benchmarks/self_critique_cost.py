@@ -19,8 +19,8 @@ from pathlib import Path
 from PIL import Image
 
 from mmcritic.inference import Media, load_model_for_inference
-from mmcritic.inference.cost import cost_table, self_critique_cost
 from mmcritic.models import build_tiny_model
+from mmcritic_dev.self_critique_cost import cost_table, self_critique_cost
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 Samples N_max answers per question once, then picks among the first N with each strategy
 (knockout, round robin, pointwise, and majority vote as the baseline), and draws the curves with
 the oracle (any of the N right) as the ceiling. Writes scaling.json, scaling_samples.jsonl and
-scaling.png under --output. The logic is `mmcritic.eval.scaling`.
+scaling.png under --output. The logic is `mmcritic_dev.scaling`.
 
     python benchmarks/self_critique_scaling.py --model runs/r1 --task mathvista_testmini \
         --max-n 16 --limit 200 --output runs/r1/scaling
@@ -16,7 +16,7 @@ import json
 import logging
 from pathlib import Path
 
-from mmcritic.eval.scaling import ScalingOptions, run_scaling
+from mmcritic_dev.scaling import ScalingOptions, run_scaling
 
 
 def main() -> None:

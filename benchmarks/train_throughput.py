@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from mmcritic.train.config import load_recipe
-from mmcritic.train.profiling import measure_step_phases
-from mmcritic.train.quickstart import QuickstartData, prepare_inputs
+from mmcritic_dev.profiling import measure_step_phases
+from mmcritic_dev.quickstart import QuickstartData, prepare_inputs
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 

@@ -17,8 +17,8 @@ import pytest
 from mmcritic.cli import main
 from mmcritic.eval.backends import ModelBackend
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
-from mmcritic.eval.scaling import ScalingOptions, run_scaling
 from mmcritic.inference.media import media_list
+from mmcritic_dev.scaling import ScalingOptions, run_scaling
 from tests.media_factory import write_png
 from tests.test_eval_fixtures import all_task_data
 

@@ -291,7 +291,7 @@ def test_acc_plus_needs_every_pair_of_a_question_right() -> None:
 
 
 def test_scaling_curves_score_each_strategys_pick_and_the_oracle() -> None:
-    from mmcritic.eval.scaling import scaling_curves
+    from mmcritic_dev.scaling import scaling_curves
 
     records = [
         {"scores": [0.0, 1.0, 0.0, 1.0], "picks": {"knockout": {"1": 0, "2": 1, "4": 3}}},

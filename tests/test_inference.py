@@ -341,7 +341,7 @@ def test_best_of_n_command_prints_the_choice_and_its_bracket(
 def test_self_critique_cost_counts_comparisons_and_times_one_by_one_knockout(
     tiny_model_and_processor, image
 ):
-    from mmcritic.inference.cost import cost_table, self_critique_cost
+    from mmcritic_dev.self_critique_cost import cost_table, self_critique_cost
 
     rows = self_critique_cost(
         *tiny_model_and_processor, image, "Q", sizes=(3,), max_new_tokens=2, batch_size=4

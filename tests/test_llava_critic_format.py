@@ -155,7 +155,7 @@ def test_score_outside_its_scale_is_a_bad_label():
 
 
 def test_every_generated_wording_round_trips_through_the_parser():
-    from mmcritic.data.raw_synth import raw_pairwise_rows
+    from mmcritic_dev.raw_synth import raw_pairwise_rows
 
     for row in raw_pairwise_rows(50, ["x.png"], seed=1):
         human, gpt = (turn["value"] for turn in row["conversations"])

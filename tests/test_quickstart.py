@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mmcritic.train.quickstart import run_quickstart
+from mmcritic_dev.quickstart import run_quickstart
 
 RECIPES = Path(__file__).parents[1] / "recipes"
 

@@ -1,5 +1,5 @@
 """Every scorer, and the training reward, against realistic outputs labelled by a careful
-grader (tests/fixtures/scoring; see mmcritic/eval/agreement.py for the format)."""
+grader (tests/fixtures/scoring; see mmcritic_dev/scorer_agreement.py for the format)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mmcritic.eval.agreement import corpus_agreement, policy_score, read_corpus
+from mmcritic_dev.scorer_agreement import corpus_agreement, policy_score, read_corpus
 
 CORPUS = Path(__file__).parent / "fixtures" / "scoring"
 CORPORA = sorted(CORPUS.glob("*.jsonl"))

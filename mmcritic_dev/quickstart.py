@@ -17,8 +17,8 @@ from mmcritic.data.schema import DATA_FILE
 from mmcritic.data.synth import synthesize
 from mmcritic.models.tiny import build_tiny_model
 from mmcritic.train.config import load_recipe
-from mmcritic.train.plots import plot_learning_curve
 from mmcritic.train.run import LOG_HISTORY_FILE, train
+from mmcritic_dev.plots import plot_learning_curve
 
 logger = logging.getLogger(__name__)
 
