@@ -334,6 +334,18 @@ def test_cli_reports_a_bad_flag_value_as_an_error_exit(tmp_path) -> None:
     assert main(["eval", f"--model={REPLAY}", "--tasks=nope", f"--output={tmp_path}"]) == 2
 
 
+def _critic_replay(tmp_path: Path, responses: list[str]) -> str:
+    """A replay model answering VL-RewardBench's rows with `responses`, in order."""
+    replay = tmp_path / "judged.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task": "vl_rewardbench", "doc_id": i, "response": text}) + "\n"
+            for i, text in enumerate(responses)
+        )
+    )
+    return f"replay:{replay}"
+
+
 def test_critic_verdicts_stated_in_words_are_read_and_counted(tmp_path, eval_data) -> None:
     responses = [
         "The first answer names the right colour.\nOverall Judgment: Answer 1 is better",
@@ -341,15 +353,9 @@ def test_critic_verdicts_stated_in_words_are_read_and_counted(tmp_path, eval_dat
         "**Final verdict:** [[A]]",
         "I cannot decide.",
     ]
-    replay = tmp_path / "phrased.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps({"task": "vl_rewardbench", "doc_id": i, "response": text}) + "\n"
-            for i, text in enumerate(responses)
-        )
-    )
+    replay = _critic_replay(tmp_path, responses)
 
-    results = run_eval(_options(tmp_path, eval_data, ["vl_rewardbench"], model=f"replay:{replay}"))
+    results = run_eval(_options(tmp_path, eval_data, ["vl_rewardbench"], model=replay))
 
     lines = _lines(samples_path(tmp_path / "out", "vl_rewardbench"))
     assert [line["parsed"] for line in lines] == ["1", "2", "1", None]
@@ -371,16 +377,8 @@ def test_the_lmms_eval_protocol_reads_official_verdicts_first_and_counts_each_so
         "Both answers have merits.",
         "Therefore, Answer 2 is better than Answer 1.",
     ]
-    replay = tmp_path / "judged.jsonl"
-    replay.write_text(
-        "".join(
-            json.dumps({"task": "vl_rewardbench", "doc_id": i, "response": text}) + "\n"
-            for i, text in enumerate(responses)
-        )
-    )
-    options = _options(
-        tmp_path, eval_data, ["vl_rewardbench"], model=f"replay:{replay}", protocol="lmms-eval"
-    )
+    replay = _critic_replay(tmp_path, responses)
+    options = _options(tmp_path, eval_data, ["vl_rewardbench"], model=replay, protocol="lmms-eval")
 
     task = run_eval(options)["tasks"]["vl_rewardbench"]
 
