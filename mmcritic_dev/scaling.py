@@ -121,8 +121,8 @@ def _question(
                 question,
                 candidates[:n],
                 strategy,
-                options.both_orders,
-                options.seed,
+                both_orders=options.both_orders,
+                seed=options.seed,
             ).chosen
             picks[strategy][str(n)] = chosen
     return {"doc_id": sample.doc_id, "candidates": candidates, "scores": scores, "picks": picks}

@@ -32,8 +32,8 @@ from mmcritic.demo.examples import write_examples
 from mmcritic.demo.handlers import DemoApp
 from mmcritic.demo.inputs import UPLOAD_MARKER
 from mmcritic.demo.model import DemoModel
-from mmcritic.demo.screenshots import free_port
 from mmcritic.demo.ui import build_demo, launch, upload_folder
+from mmcritic_dev.demo_screenshots import free_port
 
 # Gradio's queue uses pandas options that pandas 3 deprecates; nothing the demo can change.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:gradio.queueing")
