@@ -349,7 +349,12 @@ def _model_options(args: argparse.Namespace) -> Any:
     from mmcritic.inference.commands import ModelOptions
 
     return ModelOptions(
-        args.model, args.device, args.dtype, args.backend, args.max_new_tokens, args.batch_size
+        path=args.model,
+        device=args.device,
+        dtype=args.dtype,
+        backend=args.backend,
+        max_new_tokens=args.max_new_tokens,
+        batch_size=args.batch_size,
     )
 
 

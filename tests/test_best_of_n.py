@@ -191,7 +191,9 @@ def test_the_same_seed_gives_the_same_result(strategy: str):
     texts, quality = candidates_with_quality(9, seed=2)
 
     def run(seed: int) -> BestOfN:
-        return best_of_n(ScriptedJudge(quality), None, "q", texts, strategy, True, seed)
+        return best_of_n(
+            ScriptedJudge(quality), None, "q", texts, strategy, both_orders=True, seed=seed
+        )
 
     assert run(11).to_dict() == run(11).to_dict()
 

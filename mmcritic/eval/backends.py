@@ -178,7 +178,13 @@ class ModelBackend:
 
         gen = self.generation
         picked = best_of_n(
-            self.critic, media, question, texts, gen.bon_strategy, gen.both_orders, gen.seed
+            self.critic,
+            media,
+            question,
+            texts,
+            gen.bon_strategy,
+            both_orders=gen.both_orders,
+            seed=gen.seed,
         )
         return PolicyOutput(texts[picked.chosen], {"self_critique": picked.to_dict()})
 

@@ -129,14 +129,14 @@ class EvalOptions:
     @property
     def generation(self) -> Generation:
         return Generation(
-            self.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
-            self.batch_size,
-            self.think_suffix,
-            self.bon_n,
-            self.bon_strategy,
-            self.temperature,
-            self.both_orders,
-            self.seed,
+            max_new_tokens=self.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+            batch_size=self.batch_size,
+            think_suffix=self.think_suffix,
+            bon_n=self.bon_n,
+            bon_strategy=self.bon_strategy,
+            temperature=self.temperature,
+            both_orders=self.both_orders,
+            seed=self.seed,
         )
 
     def settings(self) -> dict[str, Any]:

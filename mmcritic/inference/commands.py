@@ -103,7 +103,9 @@ def sample_and_select(
     answers = policy.answer(media, question, n=n, temperature=temperature, seed=seed)
     sampled = time.perf_counter()
     candidates = [answer.text for answer in answers]
-    result = best_of_n(critic, media, question, candidates, strategy, both_orders, seed)
+    result = best_of_n(
+        critic, media, question, candidates, strategy, both_orders=both_orders, seed=seed
+    )
     selected = time.perf_counter()
     return {
         "media": media.describe(),

@@ -160,6 +160,7 @@ def best_of_n(
     question: str,
     candidates: Sequence[str],
     strategy: Strategy = "knockout",
+    *,
     both_orders: bool = False,
     seed: int = 0,
 ) -> BestOfN:
