@@ -17,7 +17,7 @@ import argparse
 import json
 import logging
 
-from mmcritic.eval.command import add_eval_arguments, run_eval_command
+from mmcritic.cli.eval import add_eval_arguments, run_eval_command
 from mmcritic.eval.suites import POLICY_SUITE, headline
 
 

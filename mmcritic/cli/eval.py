@@ -1,4 +1,5 @@
-"""The `mmcritic eval` command's flags and handler; `mmcritic.cli` only registers them."""
+"""The `mmcritic eval` command's flags and handler, shared with the suite scripts in
+`benchmarks/`; `mmcritic.cli` registers them with the other sub-commands."""
 
 from __future__ import annotations
 

@@ -385,7 +385,7 @@ def _run_demo(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_eval(commands: argparse._SubParsersAction) -> None:
-    from mmcritic.eval.command import add_eval_arguments
+    from mmcritic.cli.eval import add_eval_arguments
 
     parser = _command(commands, "eval", "run benchmark tasks, write results and per-sample logs")
     add_eval_arguments(parser)
@@ -393,7 +393,7 @@ def _add_eval(commands: argparse._SubParsersAction) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> dict[str, Any]:
-    from mmcritic.eval.command import run_eval_command
+    from mmcritic.cli.eval import run_eval_command
 
     return run_eval_command(args, show_progress=not args.quiet)
 
@@ -448,7 +448,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     json.dump(result, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
