@@ -453,3 +453,18 @@ def test_eval_list_also_prints_a_table_for_a_person(capsys) -> None:
     assert table[0].split() == ["task", "kind", "dataset", "(split)"]
     assert any(line.split()[:2] == ["vl_rewardbench", "critic"] for line in table)
     assert len(table) == len(task_names()) + 1
+
+
+@pytest.mark.parametrize("protocol", ["lmms-eval", "official"])
+def test_every_task_runs_under_every_protocol_and_answers_score_the_same(
+    tmp_path, eval_data, protocol
+) -> None:
+    """A protocol changes what the model is asked, not how a right answer is recognised."""
+    results = run_eval(_options(tmp_path, eval_data, task_names(), protocol=protocol))
+
+    for name, task in results["tasks"].items():
+        assert task["protocol"]["name"] == protocol and task["protocol"]["prompt_source"]
+        if task["kind"] == "policy":
+            assert task["metrics"] == pytest.approx(EXPECTED[name]), name
+        else:
+            assert task["n_samples"] > 0 and "official" in task["verdict_sources"]

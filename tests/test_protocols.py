@@ -183,6 +183,13 @@ def test_vl_rewardbench_verdicts_are_read_by_its_own_rule_first(text, verdict, s
     assert (judgement.choice, judgement.source) == (verdict, source)
 
 
+def test_vl_rewardbench_under_official_reads_its_rule_alone():
+    read = verdict_reader("vl_rewardbench", "official")
+    assert read("Overall Judgment: Answer 2 is better.").choice == "2"
+    assert (read("I prefer Answer 1.\n\\boxed{1}").choice, read("x").source) == (None, None)
+    assert verdict_reader("vl_rewardbench", "lmms-eval")("\\boxed{1}").choice == "1"
+
+
 def test_multimodal_rewardbench_reads_brackets_in_its_order_and_never_draws_a_label():
     assert bracket_verdict("Assistant B is weaker. [[A]]").choice == "1"
     assert bracket_verdict("[[B]] ... on reflection [[A]]").choice == "1"  # its scorer's order

@@ -22,13 +22,13 @@ _OVERALL_JUDGMENT = re.compile(
 )
 
 
-def vl_rewardbench_verdict(text: str) -> Judgement:
-    """ "Overall Judgment: Answer X is better" as VL-RewardBench's scorer matches it; an index
-    other than 1 or 2 is no verdict; otherwise the box or stated verdict, as its GPT parser
-    would find it."""
+def vl_rewardbench_verdict(text: str, fallback: bool = True) -> Judgement:
+    """'Overall Judgment: Answer X is better' as VL-RewardBench's scorer matches it; an index
+    other than 1 or 2 is no verdict; with `fallback`, an answer the rule misses is read as its
+    box or stated verdict (standing in for lmms-eval's GPT parser), else it has none."""
     match = _OVERALL_JUDGMENT.search(text.strip().replace("\n", "").replace("*", ""))
     if match is None:
-        return parse_judgement(text)
+        return parse_judgement(text) if fallback else Judgement(None, None, "unrecognised")
     index = match.group(1).lstrip("0")
     if index in ("1", "2"):
         return Judgement(index, "official", "ok")
