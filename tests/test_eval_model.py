@@ -147,6 +147,34 @@ def test_the_lmms_eval_protocol_reaches_the_model_as_lmms_eval_sends_it(
     assert results["tasks"]["vl_rewardbench"]["protocol"]["name"] == "lmms-eval"
 
 
+def test_the_official_protocol_sends_the_text_first_where_the_release_does(
+    tiny_model_dir, eval_data, tmp_path
+) -> None:
+    tasks = ("blink", "vl_rewardbench")
+    options = EvalOptions(
+        model=str(tiny_model_dir),
+        tasks=tasks,
+        output=tmp_path / "run",
+        task_data={task: str(eval_data[task]) for task in tasks},
+        limit=1,
+        protocol="official",
+        max_new_tokens=4,
+        device="cpu",
+        show_progress=False,
+    )
+    backend, engine = _recorded(options)
+
+    results = run_eval(options, backend)
+
+    layouts = [
+        [part["type"] for part in request.message()[0]["content"]] for request in engine.requests
+    ]
+    assert layouts == [["text", "image"], ["text", "image"]]
+    judge = engine.samplings[1]
+    assert (judge.temperature, judge.top_p) == (0.2, 0.2)
+    assert results["tasks"]["vl_rewardbench"]["protocol"]["overrides"] == {"max_new_tokens": 4}
+
+
 def test_best_of_n_picks_one_of_the_sampled_answers(tiny_model_dir, eval_data, tmp_path) -> None:
     options = EvalOptions(
         model=str(tiny_model_dir),
