@@ -2,7 +2,9 @@
 
 The suite: VL-RewardBench, MM-RLHF-RewardBench and Multimodal RewardBench. The first order is the
 one published numbers use; `--both-orders` also judges every pair swapped and adds the averaged,
-consistent (right in both orders) accuracy and the position-consistency rate. Multimodal
+consistent (right in both orders) accuracy and the position-consistency rate. The judge prompt is
+the critic's training template (`--protocol r1`, the default) or the benchmarks' own
+(`--protocol lmms-eval` or `official`), verdicts then read by their rules first. Multimodal
 RewardBench is not on the hub: `--task-data multimodal_rewardbench=<clone>/data/all_data.json`.
 
     python benchmarks/run_critic_suite.py --model runs/r1 --output runs/r1/critic --both-orders \
