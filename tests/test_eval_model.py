@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,20 +116,23 @@ def test_every_image_and_video_of_an_item_reaches_the_model(
     assert [results["tasks"][task]["n_samples"] for task in ("blink", "mmvu")] == [2, 2]
 
 
-def test_the_lmms_eval_protocol_reaches_the_model_as_lmms_eval_sends_it(
-    tiny_model_dir, eval_data, tmp_path
-) -> None:
-    tasks = ("mmmu_val", "vl_rewardbench")
-    options = EvalOptions(
-        model=str(tiny_model_dir),
+def _tiny_run(model: Path, data: dict[str, Path], tmp_path: Path, tasks: tuple[str, ...]):
+    """Options for a run of the tiny model on the fixture copies of `tasks`, on the CPU."""
+    return EvalOptions(
+        model=str(model),
         tasks=tasks,
         output=tmp_path / "run",
-        task_data={task: str(eval_data[task]) for task in tasks},
-        limit=3,
-        protocol="lmms-eval",
+        task_data={task: str(data[task]) for task in tasks},
         device="cpu",
         show_progress=False,
     )
+
+
+def test_the_lmms_eval_protocol_reaches_the_model_as_lmms_eval_sends_it(
+    tiny_model_dir, eval_data, tmp_path
+) -> None:
+    options = _tiny_run(tiny_model_dir, eval_data, tmp_path, ("mmmu_val", "vl_rewardbench"))
+    options = replace(options, limit=3, protocol="lmms-eval")
     backend, engine = _recorded(options)
 
     results = run_eval(options, backend)
@@ -150,18 +154,8 @@ def test_the_lmms_eval_protocol_reaches_the_model_as_lmms_eval_sends_it(
 def test_the_official_protocol_sends_the_text_first_where_the_release_does(
     tiny_model_dir, eval_data, tmp_path
 ) -> None:
-    tasks = ("blink", "vl_rewardbench")
-    options = EvalOptions(
-        model=str(tiny_model_dir),
-        tasks=tasks,
-        output=tmp_path / "run",
-        task_data={task: str(eval_data[task]) for task in tasks},
-        limit=1,
-        protocol="official",
-        max_new_tokens=4,
-        device="cpu",
-        show_progress=False,
-    )
+    options = _tiny_run(tiny_model_dir, eval_data, tmp_path, ("blink", "vl_rewardbench"))
+    options = replace(options, limit=1, protocol="official", max_new_tokens=4)
     backend, engine = _recorded(options)
 
     results = run_eval(options, backend)
