@@ -33,7 +33,12 @@ def _conversation(human: str, gpt: str) -> list[dict[str, str]]:
 
 def test_every_script_names_a_hub_dataset_and_is_tested_here():
     scripts = sorted(path.stem for path in SCRIPTS.glob("*.py"))
-    assert scripts == ["llava_critic_pairwise", "llava_critic_pointwise", "rlaif_v"]
+    assert scripts == [
+        "llava_critic_pairwise",
+        "llava_critic_pointwise",
+        "rlaif_v",
+        "vl_rewardbench_pairs",
+    ]
     for name in scripts:
         dataset = _dataset(name).DATASET
         assert "/" in dataset.hub_id and dataset.schema
@@ -118,3 +123,44 @@ def test_rlaif_v_rows_with_embedded_images_become_pairwise_records(tmp_path, cap
     assert {record.source for record in records} == {"rlaif-v"}
     rejected = (tmp_path / "out" / "rejected.jsonl").read_text()
     assert "rlaif_2" in rejected or "chosen" in rejected
+
+
+def test_ranked_pairs_take_the_lower_rank_as_better_and_equal_ranks_as_a_tie(tmp_path, capsys):
+    import datasets
+
+    rows = {
+        "id": ["rlaif_1", "mathverse_2", "wildvision_3", "broken_4"],
+        "query": ["What is the man holding?", "Find x.", "Describe the scene.", "Q?"],
+        "response": [
+            ["A red umbrella.", "A blue kite."],
+            ["x = 3", "x = 4, since 2x + 1 = 9."],
+            ["A busy street.", "A busy street at night."],
+            ["Only one response."],
+        ],
+        "human_ranking": [[0, 1], [1, 0], [0, 0], [0]],
+        "image": [{"bytes": _png_bytes("red"), "path": f"{i}.png"} for i in range(4)],
+        "query_source": ["rlaif", "mathverse", "wildvision", "x"],
+    }
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "query": datasets.Value("string"),
+            "response": datasets.Sequence(datasets.Value("string")),
+            "human_ranking": datasets.Sequence(datasets.Value("int64")),
+            "image": datasets.Image(),
+            "query_source": datasets.Value("string"),
+        }
+    )
+    source = tmp_path / "pairs.parquet"
+    datasets.Dataset.from_dict(rows, features=features).to_parquet(str(source))
+
+    stats = _run("vl_rewardbench_pairs", source, tmp_path / "out")
+
+    records = {record.id: record for record in read_records(tmp_path / "out")}
+    assert stats["rejected_by_reason"] == {"malformed_field": 1, "tie_dropped": 1}
+    assert set(records) == {"rlaif_1", "mathverse_2"}  # the tie is dropped by default
+    for name, text in (("rlaif_1", "A red umbrella."), ("mathverse_2", "x = 4")):
+        prompt = json.dumps(records[name].prompt)
+        better = records[name].answer
+        shown = prompt.index(text) < prompt.index("second response")
+        assert (better == "1") == shown, name

@@ -1,6 +1,14 @@
 """Source formats for `mmcritic preprocess --format NAME`; importing registers them all."""
 
-from mmcritic.data.formats import chosen_rejected, llava_critic, verifiable
+from mmcritic.data.formats import chosen_rejected, llava_critic, ranked_pair, verifiable
 from mmcritic.data.formats.base import FORMATS, Format, get_format
 
-__all__ = ["FORMATS", "Format", "chosen_rejected", "get_format", "llava_critic", "verifiable"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "chosen_rejected",
+    "get_format",
+    "llava_critic",
+    "ranked_pair",
+    "verifiable",
+]
