@@ -255,3 +255,39 @@ def test_judging_does_not_move_the_policy(tiny_model_dir, questions, tmp_path):
     after = load_file(str(out / "final" / "model.safetensors"))
     assert all(torch.equal(before[name], after[name]) for name in before)
     assert re.search("critic", (out / "recipe.yaml").read_text())
+
+
+def test_open_questions_train_on_the_critic_alone(tiny_model_dir, tmp_path):
+    from mmcritic.data.convert import PreprocessOptions, preprocess
+    from mmcritic.data.dataset import read_records
+    from mmcritic.data.sources import Source
+    from tests.media_factory import write_png
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    write_png(raw / "a.png")
+    rows = [
+        {"id": f"q{i}", "question": "Describe the shape.", "image": "a.png"} for i in range(3)
+    ] + [{"id": "bad", "image": "a.png"}]
+    (raw / "open.jsonl").write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    data = tmp_path / "open"
+    stats = preprocess(
+        Source(str(raw / "open.jsonl")),
+        data,
+        PreprocessOptions(format="open-question"),
+        show_progress=False,
+    )
+    assert stats["written"] == 3 and stats["rejected_by_reason"] == {"missing_field": 1}
+    assert {record.answer for record in read_records(data)} == {""}
+    out = tmp_path / "run"
+    summary = _policy_run(
+        tiny_model_dir,
+        data,
+        out,
+        "rewards.critic_model=self",
+        "data.eval=null",
+        "optim.per_device_train_batch_size=3",
+    )
+    assert summary["global_step"] == 2
+    steps = _critic_metrics(out)
+    assert len(steps) == 2 and all("rewards/answer/mean" in entry for entry in steps)

@@ -21,7 +21,9 @@ RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 GENERATIONS = 3
 
 
-def _trainer(model: Path, data: Path, out: Path):
+def trainer_for(model: Path, data: Path, out: Path, *overrides: str):
+    """The quickstart recipe's trainer on `data`, groups of GENERATIONS unless overridden;
+    returns it and the run's media budget."""
     from transformers import AutoProcessor
 
     recipe = load_recipe(
@@ -34,6 +36,7 @@ def _trainer(model: Path, data: Path, out: Path):
             "report_to=[]",
             f"grpo.num_generations={GENERATIONS}",
             "optim.per_device_train_batch_size=12",
+            *overrides,
         ],
     )
     budget = recipe.data.media_budget
@@ -131,7 +134,7 @@ def color_set(tmp_path_factory) -> Path:
 def test_grouped_pass_equals_the_standard_pass_on_images(
     tiny_model_dir, color_set, tmp_path, shuffle
 ):
-    trainer, budget = _trainer(tiny_model_dir, color_set, tmp_path)
+    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
     ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle)
     assert mask[:, : ids.size(1) - 7].min() == 0, "prompts of different lengths: left padding"
     standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs)
@@ -141,7 +144,7 @@ def test_grouped_pass_equals_the_standard_pass_on_images(
 def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_path):
     data = tmp_path / "motion"
     synthesize("motion", 3, data, seed=1, overwrite=True)
-    trainer, budget = _trainer(tiny_model_dir, data, tmp_path / "run")
+    trainer, budget = trainer_for(tiny_model_dir, data, tmp_path / "run")
     records = read_records(data)
     media = MediaLoader(budget).load_records(records)
     encoded = encode_prompts(

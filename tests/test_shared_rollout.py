@@ -13,13 +13,11 @@ from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
 from mmcritic.models.generation import encode_batch
 from mmcritic.train import shared_rollout
-from mmcritic.train.config import load_recipe
-from mmcritic.train.examples import MediaLoader, to_dataset
+from mmcritic.train.examples import MediaLoader
 from mmcritic.train.media_rollout import collate, encode_prompts
-from mmcritic.train.run import make_trainer
 from mmcritic.train.shared_rollout import group_sizes, shared_prefill, unique_image_processing
+from tests.test_shared_prefix import trainer_for
 
-RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 COPIES = 3
 
 
@@ -196,27 +194,6 @@ def test_group_sizes_are_runs_of_one_id():
     assert group_sizes(torch.tensor([4, 5, 4])) is None
 
 
-def _trainer(model: Path, data: Path, out: Path, shared: bool):
-    from transformers import AutoProcessor
-
-    recipe = load_recipe(
-        RECIPE,
-        [
-            f"output_dir={out}",
-            f"model.name_or_path={model}",
-            f"data.train={data}",
-            "data.eval=null",
-            "report_to=[]",
-            f"grpo.num_generations={COPIES}",
-            f"optim.per_device_train_batch_size={2 * COPIES}",
-            f"grpo.shared_prefix={str(shared).lower()}",
-        ],
-    )
-    processor = AutoProcessor.from_pretrained(model)
-    dataset = to_dataset(read_records(data), recipe.data.media_budget)
-    return make_trainer(recipe, processor, dataset), dataset
-
-
 @pytest.mark.parametrize("task", ["color", "motion"])
 def test_trainer_rollout_with_shared_prompt_work_equals_the_standard_rollout(
     tiny_model_dir, color_set, motion_set, tmp_path, task, prefills
@@ -224,7 +201,15 @@ def test_trainer_rollout_with_shared_prompt_work_equals_the_standard_rollout(
     data = color_set if task == "color" else motion_set
     rollouts = []
     for shared in (False, True):
-        trainer, dataset = _trainer(tiny_model_dir, data, tmp_path / str(shared), shared)
+        trainer, _ = trainer_for(
+            tiny_model_dir,
+            data,
+            tmp_path / str(shared),
+            f"grpo.num_generations={COPIES}",
+            f"optim.per_device_train_batch_size={2 * COPIES}",
+            f"grpo.shared_prefix={str(shared).lower()}",
+        )
+        dataset = trainer.train_dataset
         rows = [dataset[index] for index in (0, 0, 0, 1, 1, 1)]
         torch.manual_seed(21)
         rollouts.append(trainer._generate_and_score_completions(rows))

@@ -124,6 +124,11 @@ def policy_report(
         ),
         "format_rate": _rate(has_think_box_format(text) for text in completions),
     }
+    return _rates_report(rates)
+
+
+def _rates_report(rates: dict[str, Rate]) -> dict[str, Any]:
+    """Each rate as the report gives it: its value, its 95% interval and its count."""
     report: dict[str, Any] = {}
     for name, rate in rates.items():
         report |= {name: rate.value, f"{name}_ci95": list(rate.interval), f"{name}_n": rate.n}
@@ -152,11 +157,7 @@ def judged_report(prompts: list[Record], completions: list[str]) -> dict[str, An
         **_pair_rates(prompts, verdicts, right),
         "format_rate": _rate(has_think_box_format(text) for text in completions),
     }
-    report: dict[str, Any] = {}
-    for name, rate in rates.items():
-        report[name] = rate.value
-        report[f"{name}_ci95"] = list(rate.interval)
-        report[f"{name}_n"] = rate.n
+    report = _rates_report(rates)
     reasons = Counter(verdict.reason for verdict in verdicts)
     report["verdicts"] = {reason: reasons.get(reason, 0) for reason in REASONS}
     report["prompts"] = len(prompts)

@@ -1,8 +1,11 @@
-"""Rows that are already verifiable: `question`, `answer`, `image` (or `video`).
+"""Rows that are already verifiable: `question`, `answer`, `image` (or `video`); and open
+questions, the same rows without an answer.
 
-This is the layout of `lmms-lab/LLaVA-Critic-GRPO-dataset`, whose questions already hold the
-whole critic prompt with both responses; the converter adds only the think/boxed instruction,
-and not twice.
+The first is the layout of `lmms-lab/LLaVA-Critic-GRPO-dataset`, whose questions already hold
+the whole critic prompt with both responses; the converter adds only the think/boxed
+instruction, and not twice. Open questions ("Describe the scene.") have no reference answer: a
+policy trained on them is rewarded by a critic alone (`rewards.critic_model`), and the records
+keep an empty answer, which the answer reward and the held-out accuracy leave out.
 """
 
 from __future__ import annotations
@@ -54,3 +57,18 @@ def require_answer(row: dict[str, Any], options: FormatOptions) -> str:
     if not answer:
         raise RecordError("bad_label", "the answer is empty")
     return answer
+
+
+@register_format(
+    "open-question",
+    kind="verifiable",
+    description="questions without a reference answer (rewarded by a critic): question, image",
+)
+def parse_open_question(row: dict[str, Any], index: int, options: FormatOptions) -> VerifiableItem:
+    return VerifiableItem(
+        id=row_id(row, index, options, "open"),
+        source=row_source(row, options, "open"),
+        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        answer="",
+        media=raw_media(row, options),
+    )

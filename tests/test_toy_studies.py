@@ -1,0 +1,74 @@
+"""The toy-scale studies run end to end at small sizes and report what they promise: the
+policy before and after critic GRPO with self-critique against majority vote, and the critic in
+the loop (a critic-rewarded policy, both-orders training, Voting@k)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mmcritic_dev.critic_in_the_loop import LoopScale, Recipes
+from mmcritic_dev.critic_in_the_loop import run_seeds as loop_seeds
+from mmcritic_dev.critic_to_policy import ToyScale, headline
+from mmcritic_dev.critic_to_policy import run_seeds as transfer_seeds
+from mmcritic_dev.quickstart import QuickstartData
+
+RECIPES = Path(__file__).parents[1] / "recipes"
+SMALL_CRITIC = QuickstartData(n_train=16, n_heldout=4)
+SHORT = ["optim.per_device_train_batch_size=16", "save_steps=4", "logging_steps=2"]
+
+
+@pytest.mark.slow
+def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(tmp_path):
+    toy = ToyScale(
+        critic=SMALL_CRITIC, policy_train=16, policy_questions=3, policy_steps=5, grpo_steps=4
+    )
+    summary = transfer_seeds(
+        tmp_path,
+        toy,
+        1,
+        RECIPES / "quickstart_cpu_sft.yaml",
+        RECIPES / "quickstart_cpu.yaml",
+        SHORT,
+    )
+    line = headline(summary)
+    assert set(line) >= {
+        "policy_accuracy_before",
+        "policy_accuracy_after",
+        "bon_accuracy",
+        "majority_accuracy",
+        "single_accuracy",
+    }
+    assert all(0 <= value <= 100 for value in line.values())
+    run = summary["runs"][0]
+    assert run["after"]["overall"]["n"] == 6 and {"color", "count"} <= set(run["after"])
+    # the oracle bounds every way of picking one of the samples
+    for stage in ("before", "after"):
+        rates = run[stage]["overall"]
+        assert max(rates["bon_accuracy"], rates["majority_accuracy"]) <= rates["oracle_accuracy"]
+
+
+@pytest.mark.slow
+def test_critic_in_the_loop_runs_every_part(tmp_path):
+    scale = LoopScale(
+        critic=SMALL_CRITIC,
+        critic_steps=4,
+        policy_train=16,
+        policy_questions=4,
+        policy_base_steps=5,
+        policy_steps=2,
+        votes=(1, 3),
+    )
+    recipes = Recipes(
+        RECIPES / "quickstart_cpu_sft.yaml",
+        RECIPES / "quickstart_cpu.yaml",
+        RECIPES / "policy_grpo_critic_reward_cpu.yaml",
+    )
+    summary = loop_seeds(tmp_path, replace(scale), recipes, 1)
+    part = summary["critic_reward"]
+    assert part["critic_calls"]["mean"] > 0
+    assert 0 <= part["policy_accuracy_after"]["mean"] <= 1
+    assert set(summary["both_orders"]) == {"standard", "both_orders"}
+    assert set(summary["voting"]) == {"k=1", "k=3"}
