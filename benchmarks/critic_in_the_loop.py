@@ -47,7 +47,13 @@ def main() -> None:
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
     if "critic_reward" in summary:
         part = summary["critic_reward"]
-        keys = ("critic_calls", "policy_accuracy_before", "policy_accuracy_after")
+        keys = (
+            "critic_calls",
+            "policy_accuracy_before",
+            "policy_accuracy_after",
+            "sampled_accuracy_before",
+            "sampled_accuracy_after",
+        )
         print(json.dumps({key: part[key]["mean"] for key in keys}))
 
 

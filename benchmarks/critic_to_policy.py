@@ -2,7 +2,7 @@
 self-critique (Best-of-8 by knockout) beat majority voting and a single sample?
 
 On the CPU with the tiny model (`mmcritic_dev.critic_to_policy`): a base model that answers the
-synthetic colour and count questions some of the time, the quickstart's critic warm start and
+synthetic colour and count questions some of the time and writes a critic's verdict format, then
 critic-only GRPO, and before and after it the policy's greedy accuracy and the accuracy of a
 single sample, majority vote and Best-of-8 over 8 samples per question, per seed and as a mean
 with its 95% interval over seeds. Writes critic_to_policy.json under --work and ends with one
@@ -33,7 +33,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("runs/critic_to_policy"))
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
-    parser.add_argument("--quick", action="store_true", help="one seed, fewer questions")
+    parser.add_argument(
+        "--quick", action="store_true", help="one seed, fewer questions and GRPO steps"
+    )
     parser.add_argument("--threads", type=int, help="CPU threads (default: the usable cores)")
     parser.add_argument("overrides", nargs="*", help="GRPO recipe overrides, e.g. max_steps=50")
     args = parser.parse_args()

@@ -1,8 +1,9 @@
 """Does GRPO teach the tiny model to judge? Held-out accuracy of the warm start vs after GRPO.
 
-Builds the tiny model and the synthetic colour task (six colours, the paper's judge prompt by
-default), runs the SFT format warm start (recipes/quickstart_cpu_sft.yaml), then GRPO
-(recipes/quickstart_cpu.yaml), all on the CPU, and prints the held-out report of both
+Builds the tiny model and the synthetic colour task (two colours and the paper's judge prompt
+by default; `--colors 6` is the full palette), runs the SFT format warm start
+(recipes/quickstart_cpu_sft.yaml), then GRPO (recipes/quickstart_cpu.yaml), all on the CPU, and
+prints the held-out report of both
 checkpoints: accuracy with the better response first and second, position-consistent accuracy
 (right in both orders), each with a 95% interval, and the gains in points. `--seeds N` repeats
 it with N seeds (model init, data, training) and prints the mean gain and its 95% interval.

@@ -2,7 +2,9 @@
 
 (a) policy GRPO whose only reward is the quickstart-trained critic (pairwise, win rate in the
     group, both orders): the policy's held-out accuracy on the colour questions before (a base
-    policy that answers some of them) and after; the reference answers only score;
+    policy whose greedy answer is mostly right but whose answers sampled at the training
+    temperature often are not) and after, greedy and sampled; the reference answers only score
+    (the answer reward is logged with weight 0: the training rollouts' true accuracy);
 (b) critic training with both orders of every pair in each batch and the consistency reward
     (J1) against standard training, same steps: the gap between the accuracies with the better
     response first and second, and position-consistent accuracy;
@@ -14,18 +16,30 @@ Each part runs once per seed; the summary gives each figure's mean and 95% t-int
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from mmcritic.data.dataset import read_records
+from mmcritic.data.media import MediaBudget
+from mmcritic.data.schema import Record
+from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, run_quickstart
-from mmcritic_dev.toy_stages import final_model, policy_questions, stage_recipe
+from mmcritic_dev.toy_stages import (
+    TOY_CRITIC,
+    answer_questions,
+    final_model,
+    policy_questions,
+    same_answer,
+    stage_recipe,
+)
 
 REPORT_FILE = "critic_in_the_loop.json"
+ANSWER_KEY = "rewards/answer/mean"
 BOTH_ORDERS = ("grpo.both_orders=true", "rewards.consistency_weight=0.5")
 
 
@@ -33,23 +47,26 @@ BOTH_ORDERS = ("grpo.both_orders=true", "rewards.consistency_weight=0.5")
 class LoopScale:
     """Sizes of one seed's run; `quick` is part (a) in a few minutes."""
 
-    critic: QuickstartData = field(default_factory=QuickstartData)
+    critic: QuickstartData = TOY_CRITIC
     critic_steps: int = 300
     policy_train: int = 256
     policy_questions: int = 64
-    # a short supervised start leaves the policy right on some questions only, so the critic's
-    # reward has room to help (40 steps already give about 97% on two colours)
-    policy_base_steps: int = 15
+    # 40 supervised steps: greedy answers about 97% right on two colours, but answers sampled
+    # at temperature 1 (what GRPO trains on) right about 57% of the time and unreadable a third
+    # of the time; 15 steps leave sampled answers unreadable, so no reward could rank them
+    policy_base_steps: int = 40
     policy_steps: int = 100
+    # answers sampled per held-out question for the sampled accuracy
+    samples: int = 4
     votes: tuple[int, ...] = (1, 3, 5)
 
     @classmethod
     def quick(cls, seed: int = 0) -> LoopScale:
         return cls(
-            critic=replace(QuickstartData(), seed=seed),
+            critic=replace(TOY_CRITIC, seed=seed),
             critic_steps=150,
             policy_questions=32,
-            policy_steps=20,
+            policy_steps=30,
         )
 
 
@@ -115,17 +132,38 @@ def critic_reward_part(work: Path, scale: LoopScale, recipes: Recipes) -> dict[s
     summary = train(policy)
     history = json.loads((Path(policy.output_dir) / LOG_HISTORY_FILE).read_text())
     before, after = summary["heldout_before"]["policy"], summary["heldout_after"]["policy"]
+    budget = policy.data.media_budget
+    rollout_accuracy = [entry[ANSWER_KEY] for entry in history if ANSWER_KEY in entry]
     return {
         "questions": len(heldout),
         "policy_accuracy_before": before["accuracy"],
         "policy_accuracy_before_ci95": before["accuracy_ci95"],
         "policy_accuracy_after": after["accuracy"],
         "policy_accuracy_after_ci95": after["accuracy_ci95"],
+        "sampled_accuracy_before": sampled_accuracy(base, heldout, scale, budget),
+        "sampled_accuracy_after": sampled_accuracy(
+            Path(summary["final_model"]), heldout, scale, budget
+        ),
+        # the training rollouts' accuracy by the reference, over the first and the last 5 steps
+        "rollout_accuracy_first_5": statistics.fmean(rollout_accuracy[:5]),
+        "rollout_accuracy_last_5": statistics.fmean(rollout_accuracy[-5:]),
         "critic_calls": int(sum(entry.get("critic/calls", 0) for entry in history)),
         "critic_order_agreement": _mean(history, "critic/order_agreement"),
         "critic_reward_mean": _mean(history, "rewards/critic/mean"),
         "steps": summary["global_step"],
     }
+
+
+def sampled_accuracy(
+    model_dir: Path, questions: list[Record], scale: LoopScale, budget: MediaBudget
+) -> float:
+    """The mean accuracy of `scale.samples` answers per question sampled at temperature 1."""
+    answered = answer_questions(model_dir, questions, scale.samples, budget, scale.critic.seed)
+    return statistics.fmean(
+        same_answer(answer.final_answer, normalize_answer(question.answer))
+        for question, answers in zip(questions, answered.sampled, strict=True)
+        for answer in answers
+    )
 
 
 def both_orders_part(

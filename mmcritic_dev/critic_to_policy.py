@@ -3,11 +3,13 @@ test-time self-critique that beats majority voting.
 
 One run (one seed):
 
-1. a "base model": the tiny Qwen2.5-VL after a short supervised run on policy questions about
-   the synthetic images ("What colour is the shape?", "How many shapes?"), so that, like a real
-   VLM, it answers them some of the time (`policy_steps` sets how well);
-2. the quickstart's critic warm start (the output format only) and critic-only GRPO on the
-   synthetic critic pairs: no policy question is trained on after step 1;
+1. a "base model": the tiny Qwen2.5-VL after one short supervised run on policy questions about
+   the synthetic images ("What colour is the shape?", "How many shapes?", with their reasoning
+   and answer), so that, like a real VLM, it answers them some of the time (`policy_steps` sets
+   how well), mixed with the quickstart's critic warm start (the verdict format only, no
+   verdict taught);
+2. critic-only GRPO on the synthetic critic pairs from that base: no policy question is trained
+   on after step 1;
 3. before and after GRPO, on held-out policy questions of each task: greedy accuracy, and over
    `samples` answers sampled per question, a single sample's accuracy (their mean), majority
    vote, and Best-of-N by knockout with the model itself as the critic; the oracle (any sample
@@ -22,16 +24,26 @@ import json
 import logging
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from mmcritic.data.dataset import read_records
+from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
 from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, prepare_inputs
-from mmcritic_dev.toy_stages import final_model, policy_questions, stage_recipe
+from mmcritic_dev.toy_stages import (
+    TOY_CRITIC,
+    answer_questions,
+    final_model,
+    policy_questions,
+    same_answer,
+    stage_recipe,
+    write_merged,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,20 +55,19 @@ STRATEGIES = ("single", "majority", "bon", "oracle")
 class ToyScale:
     """Sizes of one run; `quick` shrinks them to a few minutes on a CPU."""
 
-    critic: QuickstartData = field(default_factory=QuickstartData)
+    critic: QuickstartData = TOY_CRITIC
     tasks: tuple[str, ...] = ("color", "count")
-    # policy questions the base model learns from, and held out, per task; the base model's
-    # palette is the full one whatever the critic's
+    # policy questions the base model learns from, and held out, per task, on the critic's
+    # palette: the critic is trained to tell these colours apart
     policy_train: int = 256
     policy_questions: int = 64
-    policy_colors: int = 6
-    policy_steps: int = 60
+    policy_steps: int = 80
     samples: int = 8
     grpo_steps: int = 300
 
     @classmethod
     def quick(cls, seed: int = 0) -> ToyScale:
-        return cls(critic=replace(QuickstartData(), seed=seed), policy_questions=32)
+        return cls(critic=replace(TOY_CRITIC, seed=seed), policy_questions=32, grpo_steps=150)
 
 
 def run_seed(
@@ -69,25 +80,25 @@ def run_seed(
         work / "questions",
         toy.tasks,
         (toy.policy_train, toy.policy_questions),
-        toy.policy_colors,
+        toy.critic.colors,
         seed,
     )
     steps = toy.policy_steps
+    mixed = write_merged(
+        work / "base_data", read_records(question_train) + read_records(inputs["train"])
+    )
     base = stage_recipe(
         sft_recipe,
         work / "base",
         inputs["model"],
-        question_train,
+        mixed,
         seed,
-        ["sft.target=rationale", "data.eval=null", f"max_steps={steps}", f"save_steps={steps}"],
-    )
-    warm = stage_recipe(
-        sft_recipe, work / "warm", final_model(base), inputs["train"], seed, ["data.eval=null"]
+        ["data.eval=null", f"max_steps={steps}", f"save_steps={steps}"],
     )
     grpo = stage_recipe(
         grpo_recipe,
         work / "grpo",
-        final_model(warm),
+        final_model(base),
         inputs["train"],
         seed,
         [f"data.eval={inputs['heldout']}", f"max_steps={toy.grpo_steps}", *overrides],
@@ -152,48 +163,38 @@ def headline(summary: dict[str, Any]) -> dict[str, float]:
 
 
 def policy_report(
-    model_dir: Path, questions: list[Record], toy: ToyScale, budget: Any, seed: int
+    model_dir: Path, questions: list[Record], toy: ToyScale, budget: MediaBudget, seed: int
 ) -> dict[str, Any]:
     """Greedy, single-sample, majority, Best-of-N (knockout, self as critic) and oracle
     accuracy on the questions, per task and over all of them."""
-    from mmcritic.inference import Critic, Policy, best_of_n
-    from mmcritic.inference.engine import load_model_for_inference
-    from mmcritic.inference.media import Media
+    from mmcritic.inference import Critic, best_of_n
 
-    model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")
-    policy = Policy(model, processor, max_new_tokens=48, batch_size=32)
-    critic = Critic(model, processor, max_new_tokens=24, batch_size=32, template="pairwise")
-    image = budget.image
-    items = [
-        (Media.image(q.images[0], image.min_pixels, image.max_pixels), q.meta["question"])
-        for q in questions
-    ]
-    greedy = policy.answer_many(items)
-    sampled = policy.answer_many(items, n=toy.samples, temperature=1.0, seed=seed)
+    answered = answer_questions(model_dir, questions, toy.samples, budget, seed)
+    critic = Critic(
+        answered.model, answered.processor, max_new_tokens=24, batch_size=32, template="pairwise"
+    )
     right: dict[str, list[bool]] = {name: [] for name in ("policy", *STRATEGIES)}
     tasks: list[str] = []
-    for question, item, first, samples in zip(questions, items, greedy, sampled, strict=True):
+    for question, item, first, samples in zip(
+        questions, answered.items, answered.greedy, answered.sampled, strict=True
+    ):
         truth = normalize_answer(question.answer)
-        correct = [_is(answer.final_answer, truth) for answer in samples]
+        correct = [same_answer(answer.final_answer, truth) for answer in samples]
         texts = [answer.text for answer in samples]
         picked = {
             "majority": best_of_n(critic, *item, texts, "majority").answer,
             "bon": best_of_n(critic, *item, texts, "knockout", seed=seed).answer,
         }
-        right["policy"].append(_is(first[0].final_answer, truth))
+        right["policy"].append(same_answer(first.final_answer, truth))
         right["single"].append(statistics.fmean(correct))
-        right["majority"].append(_is(picked["majority"], truth))
-        right["bon"].append(_is(picked["bon"], truth))
+        right["majority"].append(same_answer(picked["majority"], truth))
+        right["bon"].append(same_answer(picked["bon"], truth))
         right["oracle"].append(any(correct))
         tasks.append(question.meta["task"])
     report = {"overall": _rates(right, [True] * len(tasks))}
     for task in dict.fromkeys(tasks):
         report[task] = _rates(right, [t == task for t in tasks])
     return report
-
-
-def _is(answer: str | None, truth: str) -> bool:
-    return answer is not None and normalize_answer(answer) == truth
 
 
 def _rates(right: dict[str, list[float]], keep: list[bool]) -> dict[str, Any]:

@@ -54,6 +54,9 @@ class QuickstartData:
     colors: int = 2
     template: str | None = "pairwise"
     think_suffix: bool = True
+    # "reasoned": the pairs' responses read like the synthetic policy's answers, for a critic
+    # that will judge that policy (the toy studies)
+    responses: str = "short"
     seed: int = 0
 
 
@@ -73,7 +76,14 @@ def prepare_inputs(work_dir: Path, data: QuickstartData) -> dict[str, Path]:
     for name, n, seed in sets:
         if not (paths[name] / DATA_FILE).is_file():
             synthesize(
-                data.task, n, paths[name], seed, overwrite=True, build=build, colors=data.colors
+                data.task,
+                n,
+                paths[name],
+                seed,
+                overwrite=True,
+                build=build,
+                colors=data.colors,
+                responses=data.responses,
             )
     return paths
 

@@ -4,14 +4,23 @@ synthetic policy questions (benchmarks/critic_to_policy.py, benchmarks/critic_in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.dataset import DatasetWriter, read_records
+from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import DATA_FILE, Record
 from mmcritic.data.synth import synthesize
+from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.config import Recipe, load_recipe
 from mmcritic.train.run import FINAL_DIR, train
+from mmcritic_dev.quickstart import QuickstartData
+
+# the critic data of the toy studies: the quickstart's, with responses written the way the
+# synthetic policy answers, so the critic can judge that policy's answers
+TOY_CRITIC = QuickstartData(responses="reasoned")
 
 
 def stage_recipe(
@@ -52,9 +61,7 @@ def policy_questions(
                 folder / f"{split}_{task}", task, n, colors, 1000 * (seed + 1) + offset + index
             )
         ]
-    train_folder = folder / "train"
-    _write_merged(train_folder, sets["train"])
-    return train_folder, sets["heldout"]
+    return write_merged(folder / "train", sets["train"]), sets["heldout"]
 
 
 def _questions(folder: Path, task: str, n: int, colors: int, seed: int) -> list[Record]:
@@ -66,11 +73,49 @@ def _questions(folder: Path, task: str, n: int, colors: int, seed: int) -> list[
     return read_records(folder)
 
 
-def _write_merged(folder: Path, records: list[Record]) -> None:
+def write_merged(folder: Path, records: list[Record]) -> Path:
     """One dataset folder holding records of several (their media paths are absolute)."""
     if (folder / DATA_FILE).is_file():
-        return
+        return folder
     writer = DatasetWriter(folder, {"merged": len(records)}, "overwrite")
     for record in records:
         writer.add_row([record])
     writer.close()
+    return folder
+
+
+@dataclass
+class Answered:
+    """A model's answers to policy questions: one greedy and `samples` sampled at temperature 1
+    per question, with the loaded model, so a study can go on to judge the samples."""
+
+    model: Any
+    processor: Any
+    items: list[tuple[Any, str]]
+    greedy: list[Any]
+    sampled: list[list[Any]]
+
+
+def answer_questions(
+    model_dir: Path, questions: list[Record], samples: int, budget: MediaBudget, seed: int
+) -> Answered:
+    """Greedy and sampled answers of the model in `model_dir` to the questions, on the CPU."""
+    from mmcritic.inference import Policy
+    from mmcritic.inference.engine import load_model_for_inference
+    from mmcritic.inference.media import Media
+
+    model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")
+    policy = Policy(model, processor, max_new_tokens=48, batch_size=32)
+    image = budget.image
+    items = [
+        (Media.image(q.images[0], image.min_pixels, image.max_pixels), q.meta["question"])
+        for q in questions
+    ]
+    greedy = [answers[0] for answers in policy.answer_many(items)]
+    sampled = policy.answer_many(items, n=samples, temperature=1.0, seed=seed)
+    return Answered(model, processor, items, greedy, sampled)
+
+
+def same_answer(answer: str | None, truth: str) -> bool:
+    """Whether a final answer is the normalized reference `truth`."""
+    return answer is not None and normalize_answer(answer) == truth

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.synth import COLORS, synthesize
+from mmcritic.rewards.answers import as_judged
+from mmcritic.rewards.parsing import VERDICT_MARKER
 
 
 def records(folder: Path) -> list[dict]:
@@ -33,6 +36,29 @@ def test_correct_response_sits_at_the_answer_index(tmp_path):
     for record in records(tmp_path):
         correct = f"The shape is {record['meta']['color']}."
         assert record["meta"]["responses"][int(record["answer"]) - 1] == correct
+
+
+@pytest.mark.parametrize("task", ["color", "count"])
+def test_reasoned_responses_are_the_policy_answers_as_the_critic_is_shown_them(tmp_path, task):
+    synthesize(task, 8, tmp_path / "pairs", seed=4, responses="reasoned")
+    synthesize(task, 8, tmp_path / "questions", seed=4, kind="verifiable")
+    # what SFT teaches a policy to answer these questions, as a critic is shown it
+    taught = {
+        as_judged(reasoned_answer(q["meta"]["rationale"], q["answer"]))
+        for q in records(tmp_path / "questions")
+    }
+    for record in records(tmp_path / "pairs"):
+        responses = record["meta"]["responses"]
+        right = responses[int(record["answer"]) - 1]
+        wrong = responses[2 - int(record["answer"])]
+        word = str(record["meta"].get("color", record["meta"].get("count")))
+        assert right.endswith(f"Final answer: {word}")
+        assert wrong.endswith(f"Final answer: {record['meta']['wrong']}")
+        # the wrong response states the wrong observation, not the right one
+        assert f" {word}" not in wrong.split("\n")[0]
+        assert not VERDICT_MARKER.search(right + wrong)
+    if task == "color":  # two colours, one shape in three: the same answers recur
+        assert taught & {r["meta"]["responses"][0] for r in records(tmp_path / "pairs")}
 
 
 def test_colour_image_shows_the_colour_its_truth_names(tmp_path):

@@ -13,10 +13,10 @@ from mmcritic_dev.critic_in_the_loop import LoopScale, Recipes
 from mmcritic_dev.critic_in_the_loop import run_seeds as loop_seeds
 from mmcritic_dev.critic_to_policy import ToyScale, headline
 from mmcritic_dev.critic_to_policy import run_seeds as transfer_seeds
-from mmcritic_dev.quickstart import QuickstartData
+from mmcritic_dev.toy_stages import TOY_CRITIC
 
 RECIPES = Path(__file__).parents[1] / "recipes"
-SMALL_CRITIC = QuickstartData(n_train=16, n_heldout=4)
+SMALL_CRITIC = replace(TOY_CRITIC, n_train=16, n_heldout=4)
 SHORT = ["optim.per_device_train_batch_size=16", "save_steps=4", "logging_steps=2"]
 
 
@@ -66,7 +66,7 @@ def test_critic_in_the_loop_runs_every_part(tmp_path):
         RECIPES / "quickstart_cpu.yaml",
         RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )
-    summary = loop_seeds(tmp_path, replace(scale), recipes, 1)
+    summary = loop_seeds(tmp_path, scale, recipes, 1)
     part = summary["critic_reward"]
     assert part["critic_calls"]["mean"] > 0
     assert 0 <= part["policy_accuracy_after"]["mean"] <= 1

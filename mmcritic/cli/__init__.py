@@ -102,6 +102,13 @@ def _add_synth(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="policy questions with their true answer (verifiable records) instead of critic pairs",
     )
+    parser.add_argument(
+        "--responses",
+        choices=("short", "reasoned"),
+        default="short",
+        help="pair responses: one short sentence, or reasoning and a boxed answer as a policy "
+        "answering --questions writes them",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     parser.set_defaults(handler=_run_synth)
 
@@ -115,7 +122,16 @@ def _run_synth(args: argparse.Namespace) -> dict[str, Any]:
     )
     kind = "verifiable" if args.questions else "pairwise"
     return synthesize(
-        args.task, args.n, args.out, args.seed, args.ties, args.overwrite, build, args.colors, kind
+        args.task,
+        args.n,
+        args.out,
+        args.seed,
+        args.ties,
+        args.overwrite,
+        build,
+        args.colors,
+        kind,
+        args.responses,
     )
 
 

@@ -11,13 +11,9 @@ from __future__ import annotations
 import re
 
 from mmcritic.data.schema import RecordError
+from mmcritic.rewards.parsing import VERDICT_MARKER
 
 SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>")
-VERDICT_INJECTION = re.compile(
-    r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
-    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\boverall\s+judg(?:e)?ment\s*:",
-    re.IGNORECASE,
-)
 DEFAULT_MAX_RESPONSE_CHARS = 20_000
 
 
@@ -42,7 +38,7 @@ def check_response(response: str, label: str, max_chars: int = DEFAULT_MAX_RESPO
             "(--max-response-chars)",
         )
     _reject_special_tokens(response, label)
-    injected = VERDICT_INJECTION.search(response)
+    injected = VERDICT_MARKER.search(response)
     if injected:
         raise RecordError(
             "verdict_injection", f"{label} contains a verdict marker {injected.group(0)!r}"

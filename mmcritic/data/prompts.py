@@ -20,6 +20,12 @@ TEMPLATE_FIELDS: dict[str, tuple[str, ...]] = {
 TIE_CLAUSE = " If both responses are equally good, put the word tie in the box instead."
 
 
+def reasoned_answer(reasoning: str, answer: str) -> str:
+    """An answer in the form the prompts ask for: reasoning in a think block, then the answer
+    boxed (what SFT imitates, and how the synthetic policy answers read)."""
+    return f"<think>{reasoning.strip()}</think>\n\\boxed{{{answer}}}"
+
+
 @cache
 def builtin_template(name: str) -> str:
     """The text of a template shipped with mmcritic (`pairwise`, `pointwise`, `verifiable`)."""

@@ -22,7 +22,9 @@ from mmcritic.data.convert import BuildOptions, RecordBuilder, resolve_media
 from mmcritic.data.dataset import DatasetWriter
 from mmcritic.data.formats.base import PairwiseItem, RawMedia, VerifiableItem
 from mmcritic.data.media import MediaResolver, PixelBudget
+from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.schema import MEDIA_DIR
+from mmcritic.rewards.answers import as_judged
 
 IMAGE_SIDE = 112
 BACKGROUND = (128, 128, 128)
@@ -51,6 +53,8 @@ class Truth:
     wrong: str
     paraphrase: str
     observation: str
+    # the observation as a wrong answer would state it (the wrong colour, count, direction)
+    wrong_observation: str
     right_word: str
     wrong_word: str
     facts: dict[str, Any]
@@ -63,6 +67,16 @@ class Truth:
             f"{self.observation}. The response that says {self.right_word} is right; the one that "
             f"says {self.wrong_word} is wrong."
         )
+
+    def reasoned(self, right: bool) -> str:
+        """A response as a critic is shown a policy's answer to the synthetic question (the
+        questions' SFT target, reasoning and a boxed answer, through `as_judged`), right or
+        wrong."""
+        if right:
+            answer = reasoned_answer(f"{self.observation}.", self.right_word)
+        else:
+            answer = reasoned_answer(f"{self.wrong_observation}.", self.wrong_word)
+        return as_judged(answer)
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,7 @@ def _make_color(rng: random.Random, path: Path, palette: list[str]) -> Truth:
         wrong=f"The shape is {wrong}.",
         paraphrase=f"It is a {color} {shape}.",
         observation=f"The image shows one {color} {shape} on a grey background",
+        wrong_observation=f"The image shows one {wrong} {shape} on a grey background",
         right_word=color,
         wrong_word=wrong,
         facts={"color": color, "shape": shape, "wrong": wrong},
@@ -123,6 +138,7 @@ def _make_count(rng: random.Random, path: Path, palette: list[str]) -> Truth:
         wrong=_count_phrase(wrong),
         paraphrase=f"I count {count} {noun}.",
         observation=f"Counting the {color} shapes in the image gives {count}",
+        wrong_observation=f"Counting the {color} shapes in the image gives {wrong}",
         right_word=str(count),
         wrong_word=str(wrong),
         facts={"count": count, "wrong": wrong},
@@ -142,6 +158,7 @@ def _make_motion(rng: random.Random, path: Path, palette: list[str]) -> Truth:
         wrong=f"The dot moves {wrong}.",
         paraphrase=f"It travels {direction}.",
         observation=f"Across the frames the dot travels {direction}",
+        wrong_observation=f"Across the frames the dot travels {wrong}",
         right_word=direction,
         wrong_word=wrong,
         facts={"direction": direction, "wrong": wrong},
@@ -206,6 +223,7 @@ def synthesize(
     build: BuildOptions | None = None,
     colors: int = len(COLORS),
     kind: Literal["pairwise", "verifiable"] = "pairwise",
+    responses: Literal["short", "reasoned"] = "short",
 ) -> dict[str, Any]:
     """Writes `n` synthetic items of one task to a dataset folder; returns the stats.
 
@@ -213,7 +231,9 @@ def synthesize(
     `kind="verifiable"` writes the same questions for a policy to answer, the true short answer
     (the colour, the count, the direction) as the answer a reward checks. `colors` narrows the
     palette (first entries of COLORS): fewer colours make an easier task, which lets a very
-    small model show learning within minutes.
+    small model show learning within minutes. `responses="reasoned"` writes the pairs'
+    responses the way a policy answers the same questions (`Truth.reasoned`) instead of one
+    short sentence, so a critic trained on them can judge such a policy's answers.
     """
     task = get_task(task_name)
     if n <= 0:
@@ -223,6 +243,8 @@ def synthesize(
     palette = list(COLORS)[:colors]
     if not 0.0 <= tie_fraction <= 1.0:
         raise ValueError(f"the tie fraction must be in [0, 1], got {tie_fraction}")
+    if responses not in ("short", "reasoned"):
+        raise ValueError(f"responses must be 'short' or 'reasoned', got {responses!r}")
     if tie_fraction and kind != "pairwise":
         raise ValueError("ties are pairs of equally good responses: only for kind='pairwise'")
     rng = random.Random(seed)
@@ -240,13 +262,15 @@ def synthesize(
     settings = {"task": task_name, "n": n, "seed": seed, "ties": tie_fraction, "colors": colors}
     if kind != "pairwise":
         settings["kind"] = kind
+    if responses != "short":
+        settings["responses"] = responses
     writer = DatasetWriter(out_dir, settings, "overwrite" if overwrite else "new")
     (out_dir / MEDIA_DIR).mkdir(exist_ok=True)
     resolver = MediaResolver(out_dir, out_dir)
     budget = PixelBudget(options.min_pixels, options.max_pixels)
     for index, label in enumerate(labels):
         if kind == "pairwise":
-            item = _item(task, index, label, rng, out_dir, palette)
+            item = _item(task, index, label, rng, out_dir, palette, responses)
         else:
             item = _question(task, index, rng, out_dir, palette)
         media = resolve_media(item.media, resolver, budget, options.video)
@@ -286,13 +310,22 @@ def _question(
 
 
 def _item(
-    task: SynthTask, index: int, label: str, rng: random.Random, out_dir: Path, palette: list[str]
+    task: SynthTask,
+    index: int,
+    label: str,
+    rng: random.Random,
+    out_dir: Path,
+    palette: list[str],
+    style: str = "short",
 ):
     truth, media = _drawn(task, index, rng, out_dir, palette)
+    correct, wrong = (truth.correct, truth.wrong)
+    if style == "reasoned":
+        correct, wrong = truth.reasoned(right=True), truth.reasoned(right=False)
     if label == "tie":
-        responses = (truth.correct, truth.paraphrase)
+        responses = (correct, truth.paraphrase)
     else:
-        responses = (truth.correct, truth.wrong) if label == "1" else (truth.wrong, truth.correct)
+        responses = (correct, wrong) if label == "1" else (wrong, correct)
     return PairwiseItem(
         id=f"synth_{task.name}_{index:06d}",
         source=f"synth-{task.name}",

@@ -32,7 +32,7 @@ from typing import Any, Literal, Protocol
 
 from mmcritic.inference.critic import Comparison, PairItem, PointItem, Score
 from mmcritic.inference.media import MediaInput
-from mmcritic.rewards.answers import final_boxed, normalize_answer
+from mmcritic.rewards.answers import as_judged, final_boxed, normalize_answer
 
 Strategy = Literal["knockout", "round_robin", "pointwise", "majority"]
 # How a match was decided: "verdict" (one order, or both orders agreeing), "one_order" (both
@@ -129,14 +129,18 @@ class _Contest:
     both_orders: bool
     rng: random.Random
 
+    def shown(self) -> list[str]:
+        """The candidates as the critic is shown them: in plain words (`as_judged`), as the
+        responses of its training data are, and unable to write its verdict for it."""
+        return [as_judged(text) for text in self.candidates]
+
     def judge_pairs(self, pairs: list[tuple[int, int]]) -> list[Comparison]:
-        items = [
-            (self.media, self.question, self.candidates[a], self.candidates[b]) for a, b in pairs
-        ]
+        shown = self.shown()
+        items = [(self.media, self.question, shown[a], shown[b]) for a, b in pairs]
         return _checked(self.judge.compare_many(items, both_orders=self.both_orders), items)
 
     def score_all(self) -> list[Score]:
-        items = [(self.media, self.question, text) for text in self.candidates]
+        items = [(self.media, self.question, text) for text in self.shown()]
         return _checked(self.judge.score_many(items), items)
 
     @property

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
+from mmcritic.rewards.parsing import (
+    THINK_CLOSE,
+    THINK_OPEN,
+    VERDICT_MARKER,
+    boxed_contents,
+    normalize_tags,
+)
 
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
 _SCORE_DECORATION = str.maketrans("", "", "$*`")
+_BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _TEXT_MACRO = re.compile(r"\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 
 
@@ -35,6 +42,26 @@ def final_boxed(text: str) -> str | None:
         return None
     boxes = boxed_contents(text)
     return boxes[-1].strip() if boxes else None
+
+
+def as_judged(text: str) -> str:
+    """A policy's answer as a critic is shown it: the reasoning, then "Final answer: X" for the
+    boxed answer, in plain words. Think tags, boxes and any other verdict marker are taken out:
+    a critic writes its own verdict with them, so an answer that carried them could write the
+    judge's verdict for it (the same markers the data guards reject in preference data)."""
+    answer = final_boxed(text)
+    reasoning = rationale(text) if THINK_CLOSE in normalize_tags(text) else text
+    shown = _unmarked(reasoning)
+    if answer is not None:
+        shown = f"{shown}\nFinal answer: {_unmarked(answer)}".strip()
+    return shown
+
+
+def _unmarked(text: str) -> str:
+    """`text` with every verdict marker removed, boxes kept as their contents."""
+    while (boxes := _BOX.search(text)) is not None:
+        text = text[: boxes.start()] + boxes.group(1) + text[boxes.end() :]
+    return " ".join(VERDICT_MARKER.sub(" ", text).split())
 
 
 def parse_score(text: str) -> tuple[float | None, str]:

@@ -55,6 +55,15 @@ Reason = Literal[
 REASONS: tuple[Reason, ...] = get_args(Reason)
 
 
+# what a critic writes its verdict with (a box, a think tag, a bracketed or stated verdict):
+# text shown to a critic must not carry one, or it could write the judge's verdict for it
+VERDICT_MARKER = re.compile(
+    r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
+    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\boverall\s+judg(?:e)?ment\s*:",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of parsing one answer; `reason` says why there is no verdict, so training can

@@ -197,9 +197,10 @@ class GRPOSettings:
 class SFTSettings:
     # Rationale plus boxed verdict, the LLaVA-Critic way; the loss covers the answer only.
     max_length: int | None = 8192
-    # "rationale": imitate the rationale and the true verdict. "format": an empty think block and
-    # each verdict once per record, which teaches the output format and nothing of the answers
-    # (a warm start for a model that cannot yet produce the format at all).
+    # "rationale": imitate the rationale and the true verdict. "format": for pairwise records an
+    # empty think block and each verdict once, which teaches the output format and nothing of the
+    # answers (a warm start for a model that cannot yet produce the format at all); other records
+    # keep their rationale and answer.
     target: Literal["rationale", "format"] = "rationale"
     # Pack several examples into one sequence of max_length (fewer pad tokens per step);
     # padding_free concatenates a batch without padding (needs flash-attention).

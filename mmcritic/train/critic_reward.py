@@ -32,6 +32,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
 from mmcritic.data.media import MediaBudget
+from mmcritic.rewards.answers import as_judged
 from mmcritic.rewards.critic import completion_text
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ class CriticJudgeReward:
         if self.critic is None:
             raise RuntimeError("the critic reward has no critic: bind one before rewarding")
         started = time.perf_counter()
-        texts = [completion_text(completion) for completion in completions]
+        # shown to the critic in plain words: a rollout cannot write the judge's verdict
+        texts = [as_judged(completion_text(completion)) for completion in completions]
         options = video_options or ["{}"] * len(texts)
         media = [self._media(*row) for row in zip(image_paths, video_paths, options, strict=True)]
         groups = _groups(id)

@@ -12,14 +12,9 @@ from typing import Any
 from trl import SFTTrainer
 from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
 
+from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.video import LoadedVideo, processor_video_kwargs
 from mmcritic.train.resume import ExactResumeMixin
-
-
-def sft_target(rationale: str, answer: str) -> str:
-    """The completion SFT imitates: reasoning in a think block, the verdict boxed after it."""
-    return f"<think>{rationale.strip()}</think>\n\\boxed{{{answer}}}"
-
 
 FORMAT_VERDICTS = ("1", "2")
 
@@ -27,15 +22,17 @@ FORMAT_VERDICTS = ("1", "2")
 def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any]]]:
     """The assistant turns SFTTrainer's prompt-completion format reads for one record.
 
-    `target="format"` gives one turn per verdict, each with an empty think block: the warm start
-    learns the shape of an answer and an even split between the verdicts on every prompt. A
-    single random verdict per record would be memorised instead, and GRPO would start from
-    confident, arbitrary verdicts whose groups all score the same.
+    `target="format"` gives a pairwise record one turn per verdict, each with an empty think
+    block: the warm start learns the shape of an answer and an even split between the verdicts
+    on every prompt. A single random verdict per record would be memorised instead, and GRPO
+    would start from confident, arbitrary verdicts whose groups all score the same. Other
+    records (policy questions) have no verdict set to split evenly, so they keep their rationale
+    and answer: one warm start can teach a critic's format and a policy's answers together.
     """
-    if target == "format":
-        texts = [sft_target("", verdict) for verdict in FORMAT_VERDICTS]
+    if target == "format" and row["kind"] == "pairwise":
+        texts = [reasoned_answer("", verdict) for verdict in FORMAT_VERDICTS]
     else:
-        texts = [sft_target(row["rationale"], row["answer"])]
+        texts = [reasoned_answer(row["rationale"], row["answer"])]
     return [[{"role": "assistant", "content": [{"type": "text", "text": text}]}] for text in texts]
 
 
