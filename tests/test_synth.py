@@ -40,25 +40,21 @@ def test_correct_response_sits_at_the_answer_index(tmp_path):
 
 @pytest.mark.parametrize("task", ["color", "count"])
 def test_reasoned_responses_are_the_policy_answers_as_the_critic_is_shown_them(tmp_path, task):
+    # the same seed draws the same images for pairs and questions, item by item
     synthesize(task, 8, tmp_path / "pairs", seed=4, responses="reasoned")
     synthesize(task, 8, tmp_path / "questions", seed=4, kind="verifiable")
-    # what SFT teaches a policy to answer these questions, as a critic is shown it
-    taught = {
-        as_judged(reasoned_answer(q["meta"]["rationale"], q["answer"]))
-        for q in records(tmp_path / "questions")
-    }
-    for record in records(tmp_path / "pairs"):
-        responses = record["meta"]["responses"]
-        right = responses[int(record["answer"]) - 1]
-        wrong = responses[2 - int(record["answer"])]
-        word = str(record["meta"].get("color", record["meta"].get("count")))
-        assert right.endswith(f"Final answer: {word}")
-        assert wrong.endswith(f"Final answer: {record['meta']['wrong']}")
+    pairs, questions = records(tmp_path / "pairs"), records(tmp_path / "questions")
+    for pair, question in zip(pairs, questions, strict=True):
+        responses = pair["meta"]["responses"]
+        right = responses[int(pair["answer"]) - 1]
+        wrong = responses[2 - int(pair["answer"])]
+        # what SFT teaches a policy to answer this question, as a critic is shown it
+        taught = as_judged(reasoned_answer(question["meta"]["rationale"], question["answer"]))
+        assert right == taught
+        assert wrong.endswith(f"Final answer: {pair['meta']['wrong']}")
         # the wrong response states the wrong observation, not the right one
-        assert f" {word}" not in wrong.split("\n")[0]
+        assert f" {question['answer']}" not in wrong.split("\n")[0]
         assert not VERDICT_MARKER.search(right + wrong)
-    if task == "color":  # two colours, one shape in three: the same answers recur
-        assert taught & {r["meta"]["responses"][0] for r in records(tmp_path / "pairs")}
 
 
 def test_colour_image_shows_the_colour_its_truth_names(tmp_path):
