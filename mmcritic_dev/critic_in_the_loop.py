@@ -25,7 +25,6 @@ from typing import Any
 from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
-from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, run_quickstart
@@ -34,7 +33,6 @@ from mmcritic_dev.toy_stages import (
     answer_questions,
     final_model,
     policy_questions,
-    same_answer,
     stage_recipe,
 )
 
@@ -159,11 +157,7 @@ def sampled_accuracy(
 ) -> float:
     """The mean accuracy of `scale.samples` answers per question sampled at temperature 1."""
     answered = answer_questions(model_dir, questions, scale.samples, budget, scale.critic.seed)
-    return statistics.fmean(
-        same_answer(answer.final_answer, normalize_answer(question.answer))
-        for question, answers in zip(questions, answered.sampled, strict=True)
-        for answer in answers
-    )
+    return statistics.fmean(right for rights in answered.sampled_right() for right in rights)
 
 
 def both_orders_part(

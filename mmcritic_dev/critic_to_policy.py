@@ -31,7 +31,6 @@ from typing import Any
 from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
-from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, prepare_inputs
@@ -174,23 +173,18 @@ def policy_report(
         answered.model, answered.processor, max_new_tokens=24, batch_size=32, template="pairwise"
     )
     right: dict[str, list[bool]] = {name: [] for name in ("policy", *STRATEGIES)}
-    tasks: list[str] = []
-    for question, item, first, samples in zip(
-        questions, answered.items, answered.greedy, answered.sampled, strict=True
+    right["policy"] = answered.greedy_right()
+    for question, item, samples, correct in zip(
+        questions, answered.items, answered.sampled, answered.sampled_right(), strict=True
     ):
-        truth = normalize_answer(question.answer)
-        correct = [same_answer(answer.final_answer, truth) for answer in samples]
         texts = [answer.text for answer in samples]
-        picked = {
-            "majority": best_of_n(critic, *item, texts, "majority").answer,
-            "bon": best_of_n(critic, *item, texts, "knockout", seed=seed).answer,
-        }
-        right["policy"].append(same_answer(first.final_answer, truth))
+        majority = best_of_n(critic, *item, texts, "majority").answer
+        bon = best_of_n(critic, *item, texts, "knockout", seed=seed).answer
         right["single"].append(statistics.fmean(correct))
-        right["majority"].append(same_answer(picked["majority"], truth))
-        right["bon"].append(same_answer(picked["bon"], truth))
+        right["majority"].append(same_answer(majority, question.answer))
+        right["bon"].append(same_answer(bon, question.answer))
         right["oracle"].append(any(correct))
-        tasks.append(question.meta["task"])
+    tasks = [question.meta["task"] for question in questions]
     report = {"overall": _rates(right, [True] * len(tasks))}
     for task in dict.fromkeys(tasks):
         report[task] = _rates(right, [t == task for t in tasks])

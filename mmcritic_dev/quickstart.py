@@ -18,7 +18,7 @@ from typing import Any
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.schema import DATA_FILE
-from mmcritic.data.synth import synthesize
+from mmcritic.data.synth import ResponseStyle, synthesize
 from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
 from mmcritic.train.config import load_recipe
 from mmcritic.train.run import LOG_HISTORY_FILE, train
@@ -56,7 +56,7 @@ class QuickstartData:
     think_suffix: bool = True
     # "reasoned": the pairs' responses read like the synthetic policy's answers, for a critic
     # that will judge that policy (the toy studies)
-    responses: str = "short"
+    responses: ResponseStyle = "short"
     seed: int = 0
 
 

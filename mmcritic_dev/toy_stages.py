@@ -91,9 +91,24 @@ class Answered:
 
     model: Any
     processor: Any
+    questions: list[Record]
     items: list[tuple[Any, str]]
     greedy: list[Any]
     sampled: list[list[Any]]
+
+    def greedy_right(self) -> list[bool]:
+        """Whether each question's greedy answer is its reference answer."""
+        return [
+            same_answer(answer.final_answer, question.answer)
+            for answer, question in zip(self.greedy, self.questions, strict=True)
+        ]
+
+    def sampled_right(self) -> list[list[bool]]:
+        """Whether each sampled answer is its question's reference answer, per question."""
+        return [
+            [same_answer(answer.final_answer, question.answer) for answer in answers]
+            for answers, question in zip(self.sampled, self.questions, strict=True)
+        ]
 
 
 def answer_questions(
@@ -113,9 +128,9 @@ def answer_questions(
     ]
     greedy = [answers[0] for answers in policy.answer_many(items)]
     sampled = policy.answer_many(items, n=samples, temperature=1.0, seed=seed)
-    return Answered(model, processor, items, greedy, sampled)
+    return Answered(model, processor, questions, items, greedy, sampled)
 
 
-def same_answer(answer: str | None, truth: str) -> bool:
-    """Whether a final answer is the normalized reference `truth`."""
-    return answer is not None and normalize_answer(answer) == truth
+def same_answer(answer: str | None, reference: str) -> bool:
+    """Whether a final answer is the reference answer, both normalized."""
+    return answer is not None and normalize_answer(answer) == normalize_answer(reference)

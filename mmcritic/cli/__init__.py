@@ -78,7 +78,7 @@ def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_synth(commands: argparse._SubParsersAction) -> None:
-    from mmcritic.data.synth import COLORS, TASKS
+    from mmcritic.data.synth import COLORS, RESPONSE_STYLES, TASKS
 
     parser = _command(
         commands,
@@ -104,10 +104,10 @@ def _add_synth(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--responses",
-        choices=("short", "reasoned"),
-        default="short",
-        help="pair responses: one short sentence, or reasoning and a boxed answer as a policy "
-        "answering --questions writes them",
+        choices=RESPONSE_STYLES,
+        default=RESPONSE_STYLES[0],
+        help="pair responses: one short sentence, or a policy's reasoned answer to --questions "
+        "as a critic is shown it",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     parser.set_defaults(handler=_run_synth)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -25,6 +25,11 @@ from mmcritic.data.media import MediaResolver, PixelBudget
 from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.schema import MEDIA_DIR
 from mmcritic.rewards.answers import as_judged
+
+# how pair responses are worded: one short sentence, or a policy's reasoned answer as a critic
+# is shown it (`Truth.reasoned`)
+ResponseStyle = Literal["short", "reasoned"]
+RESPONSE_STYLES: tuple[ResponseStyle, ...] = get_args(ResponseStyle)
 
 IMAGE_SIDE = 112
 BACKGROUND = (128, 128, 128)
@@ -223,7 +228,7 @@ def synthesize(
     build: BuildOptions | None = None,
     colors: int = len(COLORS),
     kind: Literal["pairwise", "verifiable"] = "pairwise",
-    responses: Literal["short", "reasoned"] = "short",
+    responses: ResponseStyle = "short",
 ) -> dict[str, Any]:
     """Writes `n` synthetic items of one task to a dataset folder; returns the stats.
 
@@ -243,8 +248,8 @@ def synthesize(
     palette = list(COLORS)[:colors]
     if not 0.0 <= tie_fraction <= 1.0:
         raise ValueError(f"the tie fraction must be in [0, 1], got {tie_fraction}")
-    if responses not in ("short", "reasoned"):
-        raise ValueError(f"responses must be 'short' or 'reasoned', got {responses!r}")
+    if responses not in RESPONSE_STYLES:
+        raise ValueError(f"responses must be one of {RESPONSE_STYLES}, got {responses!r}")
     if tie_fraction and kind != "pairwise":
         raise ValueError("ties are pairs of equally good responses: only for kind='pairwise'")
     rng = random.Random(seed)
@@ -316,21 +321,21 @@ def _item(
     rng: random.Random,
     out_dir: Path,
     palette: list[str],
-    style: str = "short",
+    responses: ResponseStyle,
 ):
     truth, media = _drawn(task, index, rng, out_dir, palette)
     correct, wrong = (truth.correct, truth.wrong)
-    if style == "reasoned":
+    if responses == "reasoned":
         correct, wrong = truth.reasoned(right=True), truth.reasoned(right=False)
     if label == "tie":
-        responses = (correct, truth.paraphrase)
+        shown = (correct, truth.paraphrase)
     else:
-        responses = (correct, wrong) if label == "1" else (wrong, correct)
+        shown = (correct, wrong) if label == "1" else (wrong, correct)
     return PairwiseItem(
         id=f"synth_{task.name}_{index:06d}",
         source=f"synth-{task.name}",
         question=truth.question,
-        responses=responses,
+        responses=shown,
         better=label,
         media=media,
         meta={

@@ -50,8 +50,7 @@ def as_judged(text: str) -> str:
     a critic writes its own verdict with them, so an answer that carried them could write the
     judge's verdict for it (the same markers the data guards reject in preference data)."""
     answer = final_boxed(text)
-    reasoning = rationale(text) if THINK_CLOSE in normalize_tags(text) else text
-    shown = _unmarked(reasoning)
+    shown = _unmarked(rationale(text))
     if answer is not None:
         shown = f"{shown}\nFinal answer: {_unmarked(answer)}".strip()
     return shown
