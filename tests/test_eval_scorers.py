@@ -364,3 +364,79 @@ def test_ocrbench_folds_fullwidth_text_and_keeps_formula_case() -> None:
 
 def test_chartqa_reads_a_boxed_latex_percent() -> None:
     assert relaxed_match(final_answer("<think>x</think>\\boxed{23\\%}"), "23")
+
+
+def test_anls_keeps_half_credit_at_the_threshold_as_the_official_script_does():
+    """The RRC DocVQA script zeroes a similarity only below 0.5: "35" for "25" is 0.5."""
+    assert anls("35", ["25"]) == 0.5
+    assert anls("1957", ["1975"]) == 0.5
+    assert anls("357", ["25"]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("response", "options", "expected"),
+    [
+        # a self-correction after the stated answer: what follows it is the pick
+        (
+            "The answer is (C). Wait — point C is on the left wing. So the correct point is (B).",
+            ["Point A", "Point B", "Point C", "Point D"],
+            "B",
+        ),
+        # a rejected letter is no pick; the letter before the comma is
+        ("A, not B (right) or the other options", ["left", "right", "up", "down"], "A"),
+        ("B, because the arrow points right.", ["left", "right", "up", "down"], "B"),
+        # an echo of the options in one sentence picks nothing
+        (
+            "The options are A. Adiabatic, B. Isobaric, C. Isochoric, D. Isothermal.",
+            ["Adiabatic", "Isobaric", "Isochoric", "Isothermal"],
+            None,
+        ),
+        # a second option allowed beside the first is a hedge
+        (
+            "A is darker, although it might be the shadow, so they could also be about the same.",
+            ["A is darker", "B is darker", "About the same"],
+            None,
+        ),
+        # an option's value in LaTeX names the option written in Unicode, not its prefix "2"
+        ("The side is 4/2 = 2 ... Therefore, $x = 2\\sqrt{3}$.", ["2", "2√3", "4", "4√3"], "B"),
+        # a range in the reasoning is no hedge between options
+        (
+            "The hour hand is between 9 and 10. The real time is 2:40, option **B**.",
+            ["9:20", "2:40", "3:40", "8:20"],
+            "B",
+        ),
+    ],
+)
+def test_the_letter_reader_reads_what_the_answer_settles_on(response, options, expected):
+    assert choice_letter(response, LETTERS[: len(options)], options) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "expected"),
+    [
+        ("The agreement was signed on Sept. 22, 1998.", "When was the agreement signed?",
+         "Sept. 22, 1998"),
+        ("The company was founded in 1957.", "When was the company founded?", "1957"),
+        ("The meeting is held in the Board Room on the 4th floor.", "Where is the meeting held?",
+         "Board Room on the 4th floor"),
+        ("根据文档，报告由 Marketing Research Department 编写。", "Which department prepared it?",
+         "Marketing Research Department"),
+    ],
+)  # fmt: skip
+def test_text_answers_keep_what_the_question_asks_for(response, question, expected):
+    assert text_answer(response, question) == expected
+
+
+def test_a_conclusion_states_the_number_over_an_earlier_equation_or_sentence():
+    question = "Find the maximum value of f(x)."
+    assert numeric_match("f(x) = −(x − 2)² + 4, so the maximum value is 4, at x = 2.", 4, None,
+                         question)  # fmt: skip
+    derived = "The area of △ABD is 6. So △BED is half of △ABD. Therefore the area is 3."
+    assert numeric_match(derived, 3, question="Find the area of △BEC.")
+    assert not numeric_match(derived, 6, question="Find the area of △BEC.")
+
+
+def test_open_answers_read_number_words_and_the_stated_count():
+    assert open_match("The polyhedron is a cube, which has twelve edges.", "12")
+    assert relaxed_match("The orange segments represent 'Disapprove'.", "Orange",
+                         question="Which color represents 'Disapprove'?")  # fmt: skip

@@ -18,6 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.eval.statements import (
+    CONCLUSION,
+    CORRECTION,
     LONG_ASIDE,
     main_clause,
     offers_alternatives,
@@ -47,11 +49,6 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _FRACTION = re.compile(r"([-+]?\d+)\s*/\s*(\d+)")
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
-CORRECTION = re.compile(
-    r"\b(?:actually|wait|on second thought|correction|no,? sorry|looking (?:more )?closely|"
-    r"on closer (?:look|inspection))\b|\?\s+no\b|\.\.\.\s*no\b",
-    re.IGNORECASE,
-)
 EDGE_PUNCTUATION = ",.!?;:'\" "
 MARKUP = str.maketrans("", "", "*$`")
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
@@ -114,6 +111,13 @@ _HOW_MANY = re.compile(
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
+_LATEX_FRACTION_ANY = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
+_LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+# endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal")
+_INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d"})
 _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
 
 
@@ -204,6 +208,25 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
     return text.translate(_EMPHASIS).strip()
 
 
+def plain_math(text: str) -> str:
+    """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
+    `4\\pi` 4π, `60^\\circ` 60°, `\\frac{1}{2}` 1/2, so an answer in LaTeX names the option
+    "2√3" as one written in Unicode does."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = _LATEX_FRACTION_ANY.sub(lambda m: f"{_bare(m.group(1))}/{_bare(m.group(2))}", text)
+        text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
+    text = _LATEX_DEGREE.sub("°", text)
+    for command, symbol in _LATEX_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    return text
+
+
+def _bare(inner: str) -> str:
+    return inner if re.fullmatch(r"[\w.√π]+", inner) else f"({inner})"
+
+
 def fold(text: str) -> str:
     """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
     `6`, and the minus sign `−` as `-`."""
@@ -232,7 +255,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     lines = [_CONDITION.sub("", line.rstrip(". ")) for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         if "=" in line:
-            parts = sentences(line)
+            # "f(x) = −(x − 2)² + 4, so the maximum value is 4": the conclusion states it
+            parts = [part for sentence in sentences(line) for part in CONCLUSION.split(sentence)]
             last = max(at for at, part in enumerate(parts) if "=" in part)
             if not any(_verb_then_value(part) for part in parts[last + 1 :]):
                 return _equated_value(parts[last], question)
@@ -360,6 +384,24 @@ def latex_fractions(text: str) -> str:
 def option_words(text: str) -> str:
     """`plain_words` with number words as digits: the form option texts compare in."""
     return " ".join(NUMBER_WORDS.get(word, word) for word in plain_words(text).split())
+
+
+def same_words(answer: str, target: str) -> bool:
+    """Whether an answer says the target's words: the same words up to case, punctuation, a
+    leading article, number words and inflection ("octagonal" for "Octagon", "circular" for
+    "circle", "Cars." for "car")."""
+    said = _LEADING_ARTICLE.sub("", option_words(answer)).split()
+    wanted = _LEADING_ARTICLE.sub("", option_words(target)).split()
+    return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
+
+
+def _same_word(said: str, wanted: str) -> bool:
+    for longer, shorter in ((said, wanted), (wanted, said)):
+        if longer.startswith(shorter) and longer[len(shorter) :] in _INFLECTIONS:
+            return True
+        if shorter.endswith("le") and longer == shorter[:-2] + "ular":  # circle, circular
+            return True
+    return said == wanted
 
 
 def plain_words(text: str) -> str:

@@ -14,41 +14,49 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mmcritic.eval.answers import (
-    CORRECTION,
     EDGE_PUNCTUATION,
     MARKUP,
     NUMBER_WORDS,
     SPELLED,
     fold,
     option_words,
+    plain_math,
     plain_words,
 )
-from mmcritic.eval.statements import main_clause, offers_alternatives, sentences, settled_part
+from mmcritic.eval.statements import (
+    CORRECTION,
+    main_clause,
+    offers_alternatives,
+    sentences,
+    settled_part,
+)
 from mmcritic.eval.yes_no import CANNOT_TELL
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
+    # "A, not B", "B, because ...": a capital and a comma before a rejection or a reason
+    r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
 )
 _OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
 # two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
 _LETTER_ALTERNATIVES = re.compile(
     r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+\(?\b([A-Z])\b\)?"
 )
-_LETTER_MENTIONS = ("({})", " {} ", " {}.", " {})", " {}:")
+_LETTER_MENTIONS = ("({})", " {} ", " {}.", " {})", " {}:", " {},")
 # the same mentions with any whitespace around them (line breaks read as spaces, as MMMU does)
-_LETTER_MENTION_FORM = r"(?<=[\s(]){0}(?=[\s.):])"
+_LETTER_MENTION_FORM = r"(?<=[\s(]){0}(?=[\s.):,])"
 
 
 def _letter_mention(letter: str) -> re.Pattern[str]:
     return re.compile(_LETTER_MENTION_FORM.format(re.escape(letter)))
 
 
-# between an option's text and a later letter: a turn or a commitment makes the letter the pick
-# ("might suggest watercolor, but ... I'll go with B")
+# between an option's text and a later letter: a turn, a commitment or a conclusion makes the
+# letter the pick ("might suggest watercolor, but ... I'll go with B", "... So it is (B).")
 _TURN_OR_COMMITMENT = re.compile(
     r"\b(?:but|however|although|though|yet|instead|rather|go\s+with|answer|choose|pick|select|"
-    r"option|choice)\b",
+    r"option|choice|so|therefore|thus|hence)\b",
     re.IGNORECASE,
 )
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
@@ -60,8 +68,16 @@ _ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*", re.IGNORE
 # what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
 REJECTED_BEFORE = re.compile(
     r"(?:\bnot|\brather than|\binstead of|\bnor|\bdistinct from|\bunlike|\bas opposed to|"
-    r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?$"
+    r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?(?:(?:option|choice)\s+)?\(?$"
 )
+# a second answer allowed beside the first: "could also be", "might also work", "or possibly"
+_ALSO_POSSIBLE = re.compile(
+    r"\b(?:could|might|may|would)\s+(?:also|equally|just\s+as\s+well)\s+(?:be|work|fit|apply)\b"
+    r"|\bor\s+(?:possibly|perhaps|maybe)\b",
+    re.IGNORECASE,
+)
+# between two options an echo of the option list runs through: ", ", "; ", a line break, "and"
+_ECHO_SEPARATOR = re.compile(r"[\s,;.]*(?:(?:and|or)\s+)?")
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 _NEITHER = re.compile(r"^(?:neither|none\s+of\s+(?:the|them|these))\b", re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
@@ -107,18 +123,22 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
 def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> Choice:
     """The option an answer picks, and how it was read.
 
-    After folding fullwidth forms and dropping markup, and after an echo of the option list
-    ("A: cooking\nB: painting a wall\n..." then the answer), in order:
+    After folding fullwidth forms, reading inline LaTeX as Unicode (`2\\sqrt{3}` is 2√3) and
+    dropping markup, an answer that corrects itself ("The answer is (C). Wait — ... So it is
+    (B).") is read from its last correction on when that part picks an option; else the whole
+    answer, after an echo of the option list ("A: cooking\nB: painting a wall\n...", "The
+    options are A. Adiabatic, B. Isobaric, ..."), in order:
     1. the whole answer is a letter (any case), or an option's whole text ("A and B" when that
        is option D; "five" for an option "5"; "The troposphere" for "troposphere");
     2. several letters ("A, C", "A\nB", "both A and C"), two letters offered as alternatives
        with none named after them ("either B or D", "(A) Yes or (B) No"), or an answer that
        opens by rejecting them all ("Neither image matches"): none;
-    3. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, or `B` alone on
-       its first line ("C\nBecause both the red one ...") — so "D. A and B" is D, but "(D) 3"
-       where 3 is option A's text picks none;
+    3. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, `A, not B`,
+       `B, because`, or `B` alone on its first line ("C\nBecause both the red one ...") —
+       so "D. A and B" is D, but "(D) 3" where 3 is option A's text picks none;
     4. none when the answer offers two options as alternatives ("either a half-wave or a
-       full-wave rectifier") or ends saying it cannot tell ("I cannot determine which one is
+       full-wave rectifier", "..., so they could also be about the same") or ends saying it
+       cannot tell ("I cannot determine which one is
        correct.");
     5. the one option the main clause of the first sentence names, when the rest only adds
        context without turning or concluding ("The producer is the grass, because ...; the
@@ -134,7 +154,18 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     Unlike MMMU, which draws a random letter when nothing matches, no match is None, so a score
     never depends on chance. See https://github.com/MMMU-Benchmark/MMMU/blob/main/eval/eval_utils.py.
     """
-    core = fold(text).translate(MARKUP).strip(EDGE_PUNCTUATION + "\n\t")
+    core = plain_math(fold(text)).translate(MARKUP).strip(EDGE_PUNCTUATION + "\n\t")
+    options = [plain_math(fold(str(option))) for option in options]  # both in one notation
+    corrections = list(CORRECTION.finditer(core))
+    if corrections:  # "The answer is (C). Wait — ... So the correct point is (B).": after it
+        settled = _read(core[corrections[-1].end() :], letters, options)
+        if settled.letter is not None:
+            return settled
+    return _read(core, letters, options)
+
+
+def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    core = core.strip(EDGE_PUNCTUATION + "\n\t—–-")
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
     named = _option_named(core, letters, options) or _one_option_in_short(core, letters, options)
@@ -160,7 +191,11 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
         return Choice(None, "several")  # "so both A and B are correct"
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
-    if _hedged(core, text_hits) or (text_hits and _offers_two(core)):
+    if (
+        _hedged(core, text_hits)
+        or (text_hits and _offers_two(core, letters, options))
+        or _allows_another(core, letters, text_hits)
+    ):
         return Choice(None, "hedge")
     if _ends_unable(core, letters):
         return Choice(None, "unable")
@@ -177,15 +212,7 @@ def _last_mention(
     text_hits: list[tuple[str, int, int]],
     long_answer: bool,
 ) -> Choice:
-    # positions in the answer's own coordinates: blanked texts and diagram labels keep length
-    mentioned = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", _blanked(core, text_hits))
-    hits: dict[str, int] = {}
-    for letter in letters:
-        found = [m.start() for m in _letter_mention(letter).finditer(f" {mentioned} ")]
-        if found:
-            hits[letter] = found[-1] - 1
-    for letter, start, _ in text_hits:
-        hits[letter] = max(hits.get(letter, -1), start)
+    hits = _mentions(core, letters, text_hits)
     if not hits:
         covered = (
             _only_option_covered(option_words(core), letters, options) if long_answer else None
@@ -202,19 +229,60 @@ def _last_mention(
     return Choice(picked, "mention")
 
 
+def _mentions(
+    core: str, letters: Sequence[str], text_hits: list[tuple[str, int, int]]
+) -> dict[str, int]:
+    """Where the answer last names each option it names, by letter or by text, leaving out
+    quoted option texts, diagram labels and rejected letters ("A, not B (right)")."""
+    # positions in the answer's own coordinates: blanked texts and diagram labels keep length
+    mentioned = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", _blanked(core, text_hits))
+    padded = f" {mentioned} "
+    hits: dict[str, int] = {}
+    for letter in letters:
+        found = [
+            m.start()
+            for m in _letter_mention(letter).finditer(padded)
+            if not REJECTED_BEFORE.search(padded[: m.start()].lower())
+        ]
+        if found:
+            hits[letter] = found[-1] - 1
+    for letter, start, _ in text_hits:
+        hits[letter] = max(hits.get(letter, -1), start)
+    return hits
+
+
+def _allows_another(core: str, letters: Sequence[str], text_hits: list) -> bool:
+    """Whether the answer names two options and allows the other as well ("A is darker, ...,
+    so they could also be about the same"; "..., so B could also work")."""
+    return bool(_ALSO_POSSIBLE.search(core)) and len(_mentions(core, letters, text_hits)) > 1
+
+
 def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[str]) -> str:
-    """The answer without leading lines that repeat the option list ("A: cooking", "B. ...")."""
-    lines = core.split("\n")
-    echoed: list[str] = []
-    for line in lines:
-        leading = _LEADING_LETTER.match(line.strip())
-        letter = next((g for g in leading.groups() if g), "").upper() if leading else ""
-        own = options[letters.index(letter)] if letter in letters[: len(options)] else None
-        rest = option_words(line.strip()[leading.end() :]) if leading else ""
-        if own is None or not rest or rest != option_words(str(own)) or letter in echoed:
-            break
-        echoed.append(letter)
-    return "\n".join(lines[len(echoed) :]).strip() if len(echoed) >= 2 else core
+    """The answer without an echo of the option list: two or more options in their order, each
+    as its letter and its whole text, on lines of their own ("A: cooking\nB: painting a wall")
+    or in one sentence ("The options are A. Adiabatic, B. Isobaric, C. Isochoric.")."""
+    labelled = [
+        re.compile(rf"\(?{letter}\s*[.:)]\s*{_text_pattern(str(option))}(?![\w-])", re.I)
+        for letter, option in zip(letters, options, strict=False)
+        if plain_words(str(option))
+    ]
+    echoes: list[tuple[int, int]] = []
+    for first, pattern in enumerate(labelled):
+        for start in pattern.finditer(core):
+            if any(a <= start.start() < b for a, b in echoes):
+                continue  # inside an echo that began with an earlier option
+            end, following = start.end(), first + 1
+            while following < len(labelled):
+                after = _ECHO_SEPARATOR.match(core, end).end()
+                nxt = labelled[following].match(core, after)
+                if nxt is None:
+                    break
+                end, following = nxt.end(), following + 1
+            if following - first >= 2:
+                echoes.append((start.start(), end))
+    for start, end in sorted(echoes, reverse=True):
+        core = core[:start] + core[end:]
+    return core.strip()
 
 
 def _one_option_in_short(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -240,10 +308,16 @@ def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]
     return not any(named in option_words(str(option)) for option in options)
 
 
-def _offers_two(core: str) -> bool:
-    """Whether what the answer settles on offers alternatives ("either a half-wave or a
-    full-wave rectifier"); a turn away from a first reading leaves only the part after it."""
-    return offers_alternatives(settled_part(core))
+def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether what the answer settles on offers alternatives in a sentence that names an
+    option ("either a half-wave or a full-wave rectifier"); a turn away from a first reading
+    leaves only the part after it, and a range in the reasoning ("the hour hand is between 9
+    and 10") offers nothing."""
+    return any(
+        offers_alternatives(sentence)
+        and _mentions(sentence, letters, _option_text_hits(sentence, letters, options))
+        for sentence in sentences(settled_part(core))
+    )
 
 
 def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -326,21 +400,25 @@ def _option_text_hits(
     core: str, letters: Sequence[str], options: Sequence[str]
 ) -> list[tuple[str, int, int]]:
     """(letter, start, end) in the answer of the last mention of each option's text as whole
-    words (case, punctuation and number words aside), leaving out mentions it rejects."""
-    hits = []
+    words (case, punctuation and number words aside), leaving out mentions it rejects and a
+    mention inside a longer option's ("2" inside "2√3")."""
+    found = []
     for letter, option in zip(letters, options, strict=False):
         words = plain_words(str(option)).split()
         if not words or len(" ".join(words)) == 1:
             continue  # an option that is itself a letter is read by the letter patterns
-        pattern = r"\W+".join(_word_pattern(word) for word in words)
-        found = [
-            match
+        pattern = _text_pattern(str(option))
+        found += [
+            (letter, match.start(), match.end())
             for match in re.finditer(rf"(?<!\w){pattern}(?!\w)", core, re.IGNORECASE)
             if not REJECTED_BEFORE.search(core[: match.start()].lower())
         ]
-        if found:
-            hits.append((letter, found[-1].start(), found[-1].end()))
-    return hits
+    last: dict[str, tuple[str, int, int]] = {}
+    for hit in found:
+        inside = any(a <= hit[1] and hit[2] <= b and b - a > hit[2] - hit[1] for _, a, b in found)
+        if not inside:
+            last[hit[0]] = hit
+    return list(last.values())
 
 
 def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
@@ -350,6 +428,11 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
         _ALTERNATIVE.fullmatch(core[end:start])
         for (_, end), (start, _) in itertools.pairwise(spans)
     )
+
+
+def _text_pattern(option: str) -> str:
+    """An option's text as a pattern of its words, any punctuation or spacing between them."""
+    return r"\W+".join(_word_pattern(word) for word in plain_words(option).split())
 
 
 def _word_pattern(word: str) -> str:

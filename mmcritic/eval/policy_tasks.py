@@ -19,11 +19,11 @@ from mmcritic.eval import metrics
 from mmcritic.eval.answers import (
     answer_span,
     extract_numbers,
-    option_words,
     parse_number,
     plain_words,
+    same_words,
 )
-from mmcritic.eval.choices import choice_letter, opens_with_letter, option_letters
+from mmcritic.eval.choices import choice_letter, opens_with_letter, option_letters, read_choice
 from mmcritic.eval.scorers import (
     anls,
     closest_option,
@@ -160,16 +160,16 @@ def _mathvista_score(answer: str, problem: Problem) -> Scored:
 
 def _mathvista_choice(answer: str, options: list[str]) -> str:
     """MathVista's normalisation: a letter picks its option; else, for a short answer (what its
-    extractor returns), the nearest option text. A longer answer that names no option, or offers
-    two, picks none."""
+    extractor returns) that names nothing, the nearest option text. A longer answer that names
+    no option, or one that offers two, picks none."""
     if not options:
         return answer
     letters = option_letters(len(options))
-    letter = choice_letter(answer, letters, options)
-    if letter is not None:
-        return options[ord(letter) - ord("A")]
-    if opens_with_letter(answer, letters):
-        return answer  # "B. 10" with 10 option C: the letter and the text disagree
+    choice = read_choice(answer, letters, options)
+    if choice.letter is not None:
+        return options[ord(choice.letter) - ord("A")]
+    if not choice.open or opens_with_letter(answer, letters):
+        return answer  # "B or C" hedges; "B. 10" with 10 option C: the letter and text disagree
     return closest_option(answer, options) if len(answer.split()) <= 5 else answer
 
 
@@ -514,7 +514,8 @@ def _realworldqa_score(answer: str, problem: Problem) -> Scored:
         return Scored(answer, float(yes_no(answer) == plain_words(target)))
     if parse_number(target) is not None and _PLAIN_NUMBER.fullmatch(target.strip()):
         return Scored(answer, float(numeric_match(answer, target, question=problem.question)))
-    return Scored(answer, float(option_words(answer) == option_words(target)))
+    said = (text_answer(answer, problem.question), answer)
+    return Scored(answer, float(any(same_words(text, target) for text in said)))
 
 
 REALWORLDQA = PolicyTask(
@@ -586,7 +587,9 @@ def _mmvu_problem(row: Row) -> Problem:
         "options": list(options.values()),
         "choices": dict(choices),
     }
-    return Problem(text, str(row["answer"]), videos=[row["video"]], meta=meta)
+    return Problem(
+        text, str(row["answer"]), videos=[row["video"]], meta=meta, question=row["question"]
+    )
 
 
 def _mmvu_score(answer: str, problem: Problem) -> Scored:
@@ -594,24 +597,25 @@ def _mmvu_score(answer: str, problem: Problem) -> Scored:
         letters, options = problem.meta["letters"], problem.meta["options"]
         parsed, score = letter_score(answer, str(problem.target), letters, options)
         return Scored(parsed, score)
-    return Scored(answer, float(_mmvu_open(answer, str(problem.target))))
+    return Scored(answer, float(_mmvu_open(answer, str(problem.target), problem.question)))
 
 
-def _mmvu_open(answer: str, target: str) -> bool:
+def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     """MMVU's rule-based open-answer check (yale-nlp/MMVU; lmms-eval's
     `evaluate_with_rule_based`): equal, either contained in the other, first numbers within
     0.01, or every word of a 2-5 word target in the answer. Read as a careful grader does:
-    containment is of whole words ("AND gate" is not "NAND gate"), and an answer that offers
-    alternatives ("It could be a chloroplast or a mitochondrion") commits to none."""
+    a number is the one the answer states (`numeric_match`, to 0.01: "Step 3: ... The algorithm
+    makes 4 comparisons." is 4, "a four-stroke engine" 4), containment is of whole words ("AND
+    gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
+    chloroplast or a mitochondrion") commits to none."""
+    if _PLAIN_NUMBER.fullmatch(target.strip()):
+        return numeric_match(answer, target, precision=2, question=question)
     settled = settled_part(answer)  # "At first glance ... cable-stayed, but ... suspension"
     predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
     if not predicted or offers_alternatives(answer):
         return False
     plural = rf"(?<!\w){re.escape(expected)}(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
     if re.search(plural, predicted) or f" {predicted} " in f" {expected} ":
-        return True
-    numbers = [re.findall(r"\d+\.?\d*", text) for text in (answer, target)]
-    if all(numbers) and abs(float(numbers[0][0]) - float(numbers[1][0])) < 0.01:
         return True
     words = {word for word in expected.split() if len(word) > 2}
     return 2 <= len(expected.split()) <= 5 and bool(words) and words <= set(predicted.split())

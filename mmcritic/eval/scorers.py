@@ -37,6 +37,7 @@ from mmcritic.eval.statements import (
     settled_part,
     states_reading,
     subject_answer,
+    without_chart_part,
 )
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
@@ -120,8 +121,9 @@ def relaxed_match(
         wanted = plain_words(target)
         stated = (text_answer(prediction, question), span, prediction)
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
+        colour = without_chart_part(subject) if subject else None  # "The orange segments ..."
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
-        candidates = (*stated, subject, bare)
+        candidates = (*stated, subject, colour, bare)
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if offers_alternatives(span):
         return False  # "around 2019–2020", "between 30 and 35"
@@ -232,7 +234,10 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     key = f" {latex_fractions(mmmu_key_answer(prediction, numeric))} "
     if offers_alternatives(key) or offers_alternatives(_sentence_at(prediction, key.strip())):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
-    numbers = {round(number, 2) for number in extract_numbers(key)}
+    # "a cube, which has twelve edges": number words count where no digit states a number
+    numbers = {
+        round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
+    }
     numbers |= {round(int(a) / int(b), 2) for a, b in _FRACTIONS.findall(key) if int(b)}
     numbers |= {
         round(float(value) * _UNIT_SCALE[unit.lower()], 2)

@@ -30,8 +30,10 @@ _CONTEXT_CLAUSE = re.compile(
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
+# a month's abbreviation before its day: "signed on Sept. 22, 1998"
+MONTH_ABBREVIATIONS = r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec"
 _ABBREVIATED = re.compile(
-    r"\b(?:[A-Z]|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|vs|etc|e\.g|i\.e)\.$"
+    rf"\b(?:[A-Z]|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|vs|etc|e\.g|i\.e|{MONTH_ABBREVIATIONS})\.$"
 )
 _ALTERNATIVES = (
     re.compile(r"\d\s*[–—]\s*[$€£]?\d"),  # a range: "5–7 years", "2019–2020"
@@ -45,18 +47,36 @@ _ALTERNATIVES = (
         r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+or\s+-?[$€£]?\d", re.I
     ),
 )
+# A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
+# "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
+_CORRECTIONS = (
+    r"\b(?:actually|wait|on\s+second\s+thought|correction|no,?\s+sorry|"
+    r"look(?:ing)?\s+(?:again|(?:more\s+)?closely|closer)|on\s+(?:a\s+)?(?:closer|second)\s+"
+    r"(?:look|inspection|glance)|re-?examining|on\s+reflection)\b|\?\s+no\b|\.\.\.\s*no\b"
+)
+CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
 # A turn away from an earlier reading: what follows it is what the answer settles on.
 _TURN = re.compile(
-    r"(?:,|;|\.)?\s*\b(?:but|however|actually|on\s+closer\s+(?:look|inspection)|wait|"
-    r"on\s+second\s+thought)\b",
+    rf"(?:,|;|\.)?\s*(?:\b(?:but|however)\b|{_CORRECTIONS})",
     re.IGNORECASE,
 )
 # An aside of several words in parentheses: "(the main line, 202-862-4510, is printed above)".
 LONG_ASIDE = re.compile(r"\s*(?<!\\)\((?=[^()]*\s[^()]*\s)[^()]{8,}\)")
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SUBJECT_VERB = re.compile(
-    r"\s+(?:has|have|had|is|was|are|were|shows?|showed|leads?|led|ranks?|ranked|holds?|held)\b",
+    r"\s+(?:has|have|had|is|was|are|were|shows?|showed|leads?|led|ranks?|ranked|holds?|held|"
+    r"represents?|represented|denotes?|indicates?|stands?\s+for)\b",
     re.IGNORECASE,
+)
+# the part of a chart a subject names with its colour or label: "The orange segments"
+_CHART_PART = re.compile(
+    r"\s+(?:bars?|segments?|slices?|lines?|portions?|sections?|areas?|columns?|dots?|points?|"
+    r"wedges?|one|ones)$",
+    re.IGNORECASE,
+)
+# a sentence that opens by concluding: "Therefore ...", "So ...", "In conclusion, ..."
+_CONCLUDES = re.compile(
+    r"\s*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|finally|overall)\b", re.I
 )
 CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNORECASE)
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
@@ -164,19 +184,22 @@ def stating_clause(
 ) -> str | None:
     """The clause of a free answer that states its answer, among the clauses for which
     `states` holds: the one `strength` ranks highest (a verb followed by the value over a value
-    only in the subject: "The largest bar, 41.2, is not included."), then the one that shares
-    the most content words with the question (it restates the question: "... rising to 16.2
+    only in the subject: "The largest bar, 41.2, is not included."), then one in a sentence that
+    concludes ("Therefore the area is 3." after "the area of △ABD is 6"), then the one that
+    shares the most content words with the question (it restates the question: "... rising to 16.2
     million in 2020" answers "... in 2020?"), then the later sentence, then the earlier clause
     of a sentence (the main clause before its context); None when no clause states anything.
     With `whole_sentences`, sentences are ranked as they are, uncut."""
     wanted = topic_words(question or "")
-    best: tuple[int, int, int, int] | None = None
+    best: tuple[int, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
+        concludes = _CONCLUDES.match(sentence) is not None
         for index, clause in enumerate([sentence] if whole_sentences else clauses(sentence)):
             if not states(clause):
                 continue
-            rank = (strength(clause), len(wanted & topic_words(clause)), at, -index)
+            overlap = len(wanted & topic_words(clause))
+            rank = (strength(clause), concludes, overlap, at, -index)
             if best is None or rank > best:
                 best, chosen = rank, clause
     return chosen
@@ -226,6 +249,11 @@ def subject_answer(text: str, question: str) -> str | None:
         if content_words(clause[verb.end() :]) & content_words(question):
             return _LEADING_ARTICLE.sub("", clause[: verb.start()]).strip()
     return None
+
+
+def without_chart_part(subject: str) -> str:
+    """A subject less the chart part it names: "orange segments" is the colour "orange"."""
+    return _CHART_PART.sub("", subject.strip())
 
 
 def topic_words(text: str) -> set[str]:

@@ -21,6 +21,7 @@ from mmcritic.eval.answers import (
 from mmcritic.eval.statements import (
     CONCLUSION,
     LONG_ASIDE,
+    MONTH_ABBREVIATIONS,
     content_words,
     main_clause,
     sentences,
@@ -57,7 +58,15 @@ _RESTATING_FUNCTION_WORDS = frozenset({
     "had", "would", "can", "could", "should", "may", "shall", "shown", "displayed",
     "represented", "depicted", "marked", "coloured", "colored",
 })  # fmt: skip
-_ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b|^\s*when\b", re.IGNORECASE)
+_ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b", re.IGNORECASE)
+_ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
+_ASKS_WHEN = re.compile(r"^\s*when\b", re.IGNORECASE)
+# a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
+_DATE = re.compile(
+    rf"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    rf"December|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:January|February|March|"
+    rf"April|May|June|July|August|September|October|November|December)\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+)
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
     r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
@@ -65,13 +74,18 @@ _ASKED_PREPOSITION = re.compile(
 _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# a run of Latin words or digits inside a Chinese sentence: the name or number it states
+_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*[A-Za-z0-9%)]|[A-Za-z0-9]")
 _CJK_COPULA = re.compile(r"(?<=[\u4e00-\u9fff])(?:是|为)\s*")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"(?<![\w.,])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
-_ABBREVIATION = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m)\.$", re.I)
+_ABBREVIATION = re.compile(
+    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
+)
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
 
 
@@ -120,6 +134,9 @@ def text_answer(response: str, question: str = "") -> str:
         sentence = conclusion[-1]  # "prepared as of December 31, 1998, so the year is 1998"
     restated = _after_colon_restating(sentence, question)
     sentence = restated or sentence  # "..., so it is a 2: the zip code is 27102"
+    latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
+    if len(latin) == 1:
+        return _trimmed(latin[0])  # "报告由 Marketing Research Department 编写。"
     cjk = _CJK_COPULA.split(sentence)
     if len(cjk) > 1:
         return _trimmed(cjk[-1].strip("。"))  # "公司名称是 Brown & Williamson ..."
@@ -128,7 +145,10 @@ def text_answer(response: str, question: str = "") -> str:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = main_clause(sentence)
     years = _YEAR.findall(clause)
-    if _ASKS_YEAR.search(question) and len(set(years)) == 1:
+    asks_year = _ASKS_YEAR.search(question) or (
+        _ASKS_WHEN.search(question) and not _DATE.search(clause)  # a full date is the answer
+    )
+    if asks_year and len(set(years)) == 1:
         return years[0]  # "Sales peaked in 1986 at $4.2 million"
     phones = _PHONE.findall(clause)
     if len(phones) == 1:
@@ -136,7 +156,7 @@ def text_answer(response: str, question: str = "") -> str:
     if _is_bare(clause):
         return _trimmed(_without_asked_words(clause, question))  # "Summary of Results"
     numbers = _NUMBER_TOKEN.findall(clause)
-    if len(numbers) == 1 and len(clause.split()) > 3:
+    if len(numbers) == 1 and len(clause.split()) > 3 and not _DATE.search(clause):
         return numbers[0]  # "A total of 240 participants were enrolled."
     tail = (
         _in_range(clause, question)
@@ -210,7 +230,7 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
     at = f" {clause.lower()} ".rfind(f" {word} ")
     if at < 0:
         return None
-    return _TRAILING_PLACE.split(clause[at + len(word) :].strip(), maxsplit=1)[0]
+    return _before_trailing_place(clause[at + len(word) :].strip(), question)
 
 
 def _answering_sentence(lines: list[str], question: str) -> str:
@@ -259,7 +279,15 @@ def _after_restated(clause: str, question: str) -> str | None:
     keys = [i for i in range(first, end + 1) if f" {words[i].lower()} " in _TEXT_KEY_PHRASES]
     if not keys or keys[-1] == len(words) - 1:
         return None
-    tail = " ".join(words[keys[-1] + 1 :])
+    return _before_trailing_place(" ".join(words[keys[-1] + 1 :]), question)
+
+
+def _before_trailing_place(tail: str, question: str) -> str:
+    """A tail without the place that trails it ("Dr. Helen Whittaker at the Lorillard Research
+    Center"), unless the question asks where: then the place is part of the answer ("the Board
+    Room on the 4th floor")."""
+    if _ASKS_WHERE.search(question):
+        return tail
     return _TRAILING_PLACE.split(tail, maxsplit=1)[0]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.eval.answers import CORRECTION, EDGE_PUNCTUATION, MARKUP, fold
-from mmcritic.eval.statements import content_words
+from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
+from mmcritic.eval.statements import CORRECTION, content_words
 
 _UNCLEAR = re.compile(
     r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know)"
