@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from mmcritic.patterns import anchored
+
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 BOX_OPEN = "\\boxed{"
@@ -57,7 +59,8 @@ REASONS: tuple[Reason, ...] = get_args(Reason)
 
 # what a critic writes its verdict with (a box, a think tag, a bracketed or stated verdict):
 # text shown to a critic must not carry one, or it could write the judge's verdict for it
-VERDICT_MARKER = re.compile(
+VERDICT_MARKER = anchored(
+    r"\\<\[to",
     r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
     r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\boverall\s+judg(?:e)?ment\s*:",
     re.IGNORECASE,

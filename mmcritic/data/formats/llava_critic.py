@@ -29,19 +29,14 @@ from mmcritic.data.formats.base import (
     strip_media_tags,
 )
 from mmcritic.data.schema import RecordError
+from mmcritic.patterns import anchored
 
 FLAGS = re.IGNORECASE
 
 
-def marker(starts: str, body: str, flags: int = FLAGS) -> re.Pattern:
-    """`body` compiled to skip at once every position where no match can begin.
-
-    Python's regex engine tries each alternative of a pattern at every position of the text; a
-    lookahead on the characters a match can begin with (`starts`, a character class, matched
-    with the same flags) rejects nearly all positions at that first step, which makes the
-    markers and verdicts below 2-3x faster to find on a long prompt. The matches are the
-    same; `tests/test_llava_critic_format.py` holds every pattern to its plain form."""
-    return re.compile(f"(?=[{starts}])(?:{body})", flags)
+def marker(starts: str, body: str) -> re.Pattern:
+    """A case-insensitive marker, anchored on the characters it can begin with."""
+    return anchored(starts, body, FLAGS)
 
 
 FIRST = r"(?:1|A|first)"
