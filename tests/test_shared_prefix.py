@@ -54,10 +54,12 @@ def _completions(rows: int, width: int, vocab: int, generator: torch.Generator):
     return ids.masked_fill(mask == 0, 0), mask
 
 
-def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None):
-    """(log-probs, entropies, gradients) of the standard and of the grouped pass."""
+def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None, weights=None):
+    """(log-probs, entropies, gradients) of the standard and of the grouped pass, each under
+    the loss sum(log-prob * weight) over completion tokens (random weights by default)."""
     results = []
-    weights = torch.randn(ids.size(0), width, generator=torch.Generator().manual_seed(7))
+    if weights is None:
+        weights = torch.randn(ids.size(0), width, generator=torch.Generator().manual_seed(7))
     for shared in (False, True):
         trainer.model.zero_grad()
         trainer.shared_prefix = shared
@@ -66,7 +68,7 @@ def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None):
         logps, entropies, _ = trainer._get_per_token_logps_and_entropies(
             trainer.model, ids, mask, width, ids.size(0), compute_entropy=True, **dict(kwargs)
         )
-        completion_mask = mask[:, -width:].float()
+        completion_mask = mask[:, -width:].to(logps.dtype)
         (logps * weights * completion_mask).sum().backward()
         grads = {
             name: p.grad.clone()
@@ -167,3 +169,27 @@ def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_pat
         trainer, ids, mask, 6, torch.tensor(repeat), {}, media_rows=rows
     )
     _assert_same(standard, shared)
+
+
+def test_in_float64_the_grouped_gradients_are_the_standard_ones_up_to_rounding(
+    tiny_model_dir, color_set, tmp_path
+):
+    """GRPO-like weights (advantages that cancel within each group) in float64: the grouped
+    pass's log-probs equal the standard pass's exactly and its gradients to 1e-6 relative,
+    the rounding of TRL's log-prob head, which computes in float32 whatever the model's
+    dtype. A wrong mask, position or gather would differ by orders of magnitude more."""
+    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
+    trainer.model.to(torch.float64)
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
+    kwargs["pixel_values"] = kwargs["pixel_values"].to(torch.float64)
+    advantages = torch.randn(ids.size(0), generator=torch.Generator().manual_seed(7))
+    for group in groups.unique():
+        advantages[groups == group] -= advantages[groups == group].mean()
+    weights = advantages[:, None].to(torch.float64).expand(-1, 7)
+    standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs, weights=weights)
+    assert torch.equal(shared[0], standard[0])
+    flat = [
+        torch.cat([grads[name].flatten() for name in sorted(grads)])
+        for *_, grads in (standard, shared)
+    ]
+    assert (flat[1] - flat[0]).norm() <= 1e-6 * flat[0].norm()
