@@ -61,11 +61,11 @@ _RESTATING_FUNCTION_WORDS = frozenset({
 _ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _ASKS_WHEN = re.compile(r"^\s*when\b", re.IGNORECASE)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
 _DATE = re.compile(
-    rf"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-    rf"December|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:January|February|March|"
-    rf"April|May|June|July|August|September|October|November|December)\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
