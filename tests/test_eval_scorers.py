@@ -440,3 +440,63 @@ def test_open_answers_read_number_words_and_the_stated_count():
     assert open_match("The polyhedron is a cube, which has twelve edges.", "12")
     assert relaxed_match("The orange segments represent 'Disapprove'.", "Orange",
                          question="Which color represents 'Disapprove'?")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("response", "options", "expected"),
+    [
+        # a second option allowed as equally likely, in words that say it cannot tell
+        (
+            "Both the second and the third image look similar; it's hard to tell which is closer.",
+            ["The second image", "The third image"],
+            None,
+        ),
+        # reasoning cut off mid-sentence has committed to nothing ...
+        (
+            "3 Ω and 6 Ω in parallel give 2 Ω. With 4 Ω in series, 6 Ω. It is in parallel with the",
+            ["2 Ω", "4 Ω", "6 Ω", "8 Ω"],
+            None,
+        ),
+        # ... while an answer repeated until the limit has, and so has a final letter
+        ("A is the answer. A is the answer. A is the answer. A is the", ["x", "y"], "A"),
+        ("He has his arm drawn back, so he will throw the ball. **A**", ["throw", "run"], "A"),
+        # an option set against the pick is no pick
+        (
+            "This is the Lachman test (B). The McMurray test (A), by contrast, rotates the tibia.",
+            ["McMurray test", "Lachman test"],
+            "B",
+        ),
+        # yes/no options read by the yes/no reader, ordinals by a Chinese answer's ordinal
+        ("是的，Arizona 的数值在美国是最低的。", ["yes", "no"], "A"),
+        ("第四张图片最有可能是真实照片。", ["the first image", "the second image",
+                                         "the third image", "the fourth image"], "D"),
+    ],
+)  # fmt: skip
+def test_the_letter_reader_knows_what_an_answer_has_not_committed_to(response, options, expected):
+    assert choice_letter(response, LETTERS[: len(options)], options) == expected
+
+
+def test_yes_no_reads_a_need_to_see_the_data_and_not_the_question_asked_again():
+    question = "According to the sequence, is the ball falling?"
+    assert yes_no("I would need to see the table to answer that.") == "unclear"
+    assert yes_no("To determine whether the ball is falling, I look at the first frame. In the",
+                  question) is None  # fmt: skip
+    assert yes_no("The ball is falling.", question) == "yes"
+
+
+def test_ocr_reads_the_reading_and_not_the_others_it_names():
+    runners_up = "The country with the most cases is the United States, followed by Brazil."
+    assert not substring_match(runners_up, ["Brazil"])
+    corrected = "LIBERTV\n\nWait, the last letter has a tail, so it is a Y, not a V. It is LIBERTY."
+    assert substring_match(corrected, ["LIBERTY"])
+
+
+def test_an_aside_that_offers_another_value_is_a_hedge():
+    assert not relaxed_match("3.1 (or 3.7 if the question means the darker bar)", "3.1")
+    assert relaxed_match("About a quarter (23%) said so.", "23")
+
+
+def test_a_street_address_is_read_whole():
+    question = "What is the street address of the Washington office?"
+    said = text_answer("The Washington office is located at 1875 Eye Street.", question)
+    assert said == "1875 Eye Street"

@@ -116,8 +116,9 @@ _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-# endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal")
-_INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d"})
+# endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
+# and the time of day ("Nighttime" for "Night")
+_INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
 _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
 
 

@@ -19,6 +19,7 @@ from mmcritic.eval.answers import (
     NUMBER_WORDS,
     SPELLED,
     fold,
+    is_cut_off,
     option_words,
     plain_math,
     plain_words,
@@ -30,7 +31,7 @@ from mmcritic.eval.statements import (
     sentences,
     settled_part,
 )
-from mmcritic.eval.yes_no import CANNOT_TELL
+from mmcritic.eval.yes_no import CANNOT_TELL, yes_no
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
@@ -78,6 +79,14 @@ _ALSO_POSSIBLE = re.compile(
 )
 # between two options an echo of the option list runs through: ", ", "; ", a line break, "and"
 _ECHO_SEPARATOR = re.compile(r"[\s,;.]*(?:(?:and|or)\s+)?")
+# what follows a mention the answer sets against its pick: "The McMurray test (A), by contrast,"
+_CONTRASTED_AFTER = re.compile(
+    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*(?:by\s+contrast|in\s+contrast|on\s+the\s+other\s+hand)\b",
+    re.IGNORECASE,
+)
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_CJK_ORDINALS = dict(zip("一二三四五六七八", _ORDINALS, strict=True))
+_CJK_ORDINAL = re.compile(r"第([一二三四五六七八])")
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 _NEITHER = re.compile(r"^(?:neither|none\s+of\s+(?:the|them|these))\b", re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
@@ -189,6 +198,8 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         return Choice(letter.upper(), "leading")
     if _names_two_letters(core, letters, options):
         return Choice(None, "several")  # "so both A and B are correct"
+    if _cut_off_reasoning(core, letters):
+        return Choice(None, "cut_off")  # "... Now this 6 Ω branch is in parallel with the"
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
     if (
@@ -202,7 +213,33 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     first = _main_clause_pick(core, letters, options) if long_answer else None
     if first is not None:
         return Choice(first, "main_clause")
-    return _last_mention(core, letters, options, text_hits, long_answer)
+    mentioned = _last_mention(core, letters, options, text_hits, long_answer)
+    if mentioned.open:
+        by_meaning = _yes_or_no_option(core, letters, options)
+        return by_meaning or _ordinal_option(core, letters, options) or mentioned
+    return mentioned
+
+
+def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
+    """For options that differ by an ordinal ("the first image", ..., "the fourth image"), the
+    one a Chinese answer names by its ordinal ("第四张图片最有可能是真实照片")."""
+    said = {_CJK_ORDINALS[m.group(1)] for m in _CJK_ORDINAL.finditer(core)}
+    if len(said) != 1:
+        return None
+    ordinal = said.pop()
+    named = [
+        x for x, o in zip(letters, options, strict=False) if ordinal in option_words(o).split()
+    ]
+    return Choice(named[0], "ordinal") if len(named) == 1 else None
+
+
+def _yes_or_no_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
+    """For the options yes and no, the one a yes/no answer gives ("是的，Arizona 的数值...")."""
+    words = [option_words(str(option)) for option in options]
+    if sorted(words) != ["no", "yes"]:
+        return None
+    said = yes_no(core)
+    return Choice(letters[words.index(said)], "yes_no") if said in words else None
 
 
 def _last_mention(
@@ -243,6 +280,7 @@ def _mentions(
             m.start()
             for m in _letter_mention(letter).finditer(padded)
             if not REJECTED_BEFORE.search(padded[: m.start()].lower())
+            and not _CONTRASTED_AFTER.match(padded, m.end())
         ]
         if found:
             hits[letter] = found[-1] - 1
@@ -340,6 +378,17 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     return hits.pop() if len(hits) == 1 else None
 
 
+def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
+    """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the"), not
+    a final letter ("... umbrellas. A") nor a committed answer repeated until the limit ("A
+    is the answer. A is the answer. A is the")."""
+    parts = sentences(core)
+    if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
+        return False
+    repeated = max(parts.count(part) for part in parts)
+    return is_cut_off(core) and repeated < 3
+
+
 def opens_with_letter(text: str, letters: Sequence[str]) -> bool:
     """Whether an answer opens with one of the option letters marked as one (`(B)`, `B.`)."""
     leading = _LEADING_LETTER.match(fold(text).translate(MARKUP).strip())
@@ -412,6 +461,7 @@ def _option_text_hits(
             (letter, match.start(), match.end())
             for match in re.finditer(rf"(?<!\w){pattern}(?!\w)", core, re.IGNORECASE)
             if not REJECTED_BEFORE.search(core[: match.start()].lower())
+            and not _CONTRASTED_AFTER.match(core, match.end())
         ]
     last: dict[str, tuple[str, int, int]] = {}
     for hit in found:

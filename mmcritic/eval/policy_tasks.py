@@ -615,7 +615,10 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     if not predicted or offers_alternatives(answer):
         return False
     plural = rf"(?<!\w){re.escape(expected)}(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
-    if re.search(plural, predicted) or f" {predicted} " in f" {expected} ":
+    spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
+    if any(re.search(plural, text) for text in (predicted, spelled_out)):
+        return True
+    if f" {predicted} " in f" {expected} ":
         return True
     words = {word for word in expected.split() if len(word) > 2}
     return 2 <= len(expected.split()) <= 5 and bool(words) and words <= set(predicted.split())

@@ -69,6 +69,14 @@ RELAXED_TOLERANCE = 0.05
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
 # the field value"
 _CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
+# context after a reading that names the runners-up or what it is not: "the United States,
+# followed by Brazil and India", "WARDEN, not GARDEN", "Coke, ahead of Pepsi"
+_OTHERS_AFTER = re.compile(
+    r",?\s+(?:followed\s+by|compared\s+(?:with|to)|ahead\s+of|versus|vs\.?|rather\s+than)\s"
+    r"|,\s*not\s",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[.;!?\n]")
 _EQUATION = re.compile(r"[A-Za-z]\w*\s*=[^=]+$")
 _FORMULA = re.compile(r"π|√|\\(?:pi|sqrt|frac)|\d\s*[a-z]\b|\^")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
@@ -417,7 +425,8 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     grader reads it: an answer that offers two readings commits to neither; one that turns away
     from a first reading ("looks like GARDEN, but ... the word is WARDEN") is read from the
     turn on; a long parenthetical aside ("(the main line, 202-862-4510, is printed above
-    it)") is context, not the reading."""
+    it)") and what follows the reading to name others ("the United States, followed by
+    Brazil", "WARDEN, not GARDEN") are context, not the reading."""
     if offers_alternatives(prediction):
         return False  # "It's either DENTIST or DENTAL"
     settled = settled_part(prediction)
@@ -427,11 +436,25 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     first = sentences(read)
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
         read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
+    if not ignore_spaces:
+        read = _without_others(read)
     predicted = _ocr_form(read, ignore_spaces)
     return any(
         (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
         for target in targets
     )
+
+
+def _without_others(text: str) -> str:
+    """The text without what follows a reading to name others, up to the end of that clause
+    ("the United States, followed by Brazil and India."; "so it is a Y, not a V. The word is
+    LIBERTY."), when the text before it states a reading of its own."""
+    kept = text
+    for other in reversed(list(_OTHERS_AFTER.finditer(text))):
+        end = _CLAUSE_END.search(text, other.end())
+        if states_reading(text[: other.start()]):
+            kept = kept[: other.start()] + kept[end.start() if end else len(text) :]
+    return kept
 
 
 def _ocr_form(text: str, formula: bool) -> str:

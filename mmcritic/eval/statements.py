@@ -44,7 +44,7 @@ _ALTERNATIVES = (
     # two values: "65° or 115°", "$5 or $6", "3 or 4 cars"
     # (not a restatement after a comma: "5:2, or 2.5")
     re.compile(
-        r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+or\s+-?[$€£]?\d", re.I
+        r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
     ),
 )
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
@@ -60,8 +60,11 @@ _TURN = re.compile(
     rf"(?:,|;|\.)?\s*(?:\b(?:but|however)\b|{_CORRECTIONS})",
     re.IGNORECASE,
 )
-# An aside of several words in parentheses: "(the main line, 202-862-4510, is printed above)".
-LONG_ASIDE = re.compile(r"\s*(?<!\\)\((?=[^()]*\s[^()]*\s)[^()]{8,}\)")
+# An aside of several words in parentheses: "(the main line, 202-862-4510, is printed above)";
+# not one that offers another answer ("3.1 (or 3.7 if ...)"), which is a hedge, not context.
+LONG_ASIDE = re.compile(
+    r"\s*(?<!\\)\((?!\s*(?:or|maybe|possibly|perhaps)\b)(?=[^()]*\s[^()]*\s)[^()]{8,}\)", re.I
+)
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SUBJECT_VERB = re.compile(
     r"\s+(?:has|have|had|is|was|are|were|shows?|showed|leads?|led|ranks?|ranked|holds?|held|"
@@ -211,13 +214,14 @@ def offers_alternatives(text: str) -> bool:
     return any(pattern.search(text) for pattern in _ALTERNATIVES)
 
 
-def settled_part(text: str) -> str:
+def settled_part(text: str, keep_asides: bool = False) -> str:
     """What an answer settles on: the text after its last turn away from an earlier reading
-    ("looks like GARDEN, but ... the word is WARDEN"), without long parenthetical asides; the
+    ("looks like GARDEN, but ... the word is WARDEN"), without long parenthetical asides unless
+    `keep_asides` (an aside may spell out the answer: "KCL (Kirchhoff's Current Law)"); the
     whole text when it has no turn."""
     turns = list(_TURN.finditer(text))
     settled = text[turns[-1].end() :] if turns else text
-    return LONG_ASIDE.sub("", settled)
+    return settled if keep_asides else LONG_ASIDE.sub("", settled)
 
 
 def states_reading(text: str) -> bool:

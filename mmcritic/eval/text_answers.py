@@ -56,7 +56,7 @@ _RESTATING_FUNCTION_WORDS = frozenset({
     "a", "an", "the", "is", "was", "are", "were", "to", "by", "of", "in", "on", "at", "from",
     "for", "it", "its", "this", "that", "dated", "will", "be", "been", "being", "has", "have",
     "had", "would", "can", "could", "should", "may", "shall", "shown", "displayed",
-    "represented", "depicted", "marked", "coloured", "colored",
+    "represented", "depicted", "marked", "coloured", "colored", "located", "situated", "based",
 })  # fmt: skip
 _ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
@@ -67,6 +67,8 @@ _DATE = re.compile(
     rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
+# a number that begins a name or an address: "1875 Eye Street", "7 Eleven"
+_NUMBER_IN_NAME = re.compile(r"(?<![\w.,])\d[\d,]*\s+[A-Z][a-z]")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
     r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
@@ -156,7 +158,8 @@ def text_answer(response: str, question: str = "") -> str:
     if _is_bare(clause):
         return _trimmed(_without_asked_words(clause, question))  # "Summary of Results"
     numbers = _NUMBER_TOKEN.findall(clause)
-    if len(numbers) == 1 and len(clause.split()) > 3 and not _DATE.search(clause):
+    in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
+    if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
         return numbers[0]  # "A total of 240 participants were enrolled."
     tail = (
         _in_range(clause, question)

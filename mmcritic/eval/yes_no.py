@@ -17,9 +17,10 @@ _UNCLEAR = re.compile(
 )
 # a stated inability to tell anywhere in an answer that says neither yes nor no first
 CANNOT_TELL = re.compile(
-    r"\b(?:can't|cannot|can\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to)\s+"
-    r"(?:tell|determine|say|answer|verify|know|confirm|judge)\b|\b(?:need|needs|would\s+need)\s+"
-    r"to\s+see\s+the\s+(?:image|picture|figure|chart)"
+    r"\b(?:can't|cannot|can\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to|"
+    r"difficult\s+to)\s+(?:tell|determine|say|answer|verify|know|confirm|judge)\b"
+    r"|\b(?:need|needs|would\s+need)\s+to\s+see\s+the\s+(?:image|picture|figure|chart|table|"
+    r"map|graph|plot|photo|diagram|data)"
 )
 # quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
@@ -35,6 +36,8 @@ _FRAMING_WORDS = frozenset({"equal", "exactly", "really", "actually", "true"}) |
     ["figure", "image", "picture", "chart", "photo", "diagram", "shown", "according"]
 )
 _SOURCE = re.compile(r"^\s*(?:according\s+to|based\s+on|in|from)\s+[^,?]{1,80},\s*", re.I)
+# a sentence that asks the question again rather than answering it
+_ASKS_ITSELF = re.compile(r"\b(?:whether|to\s+(?:determine|check|see|find\s+out)\s+if)\b")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|n't|without|none)\b|n't\b")
 # "yes and no", "yes or no": both, so neither
 _BOTH_YES_NO = re.compile(r"^(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")
@@ -128,11 +131,16 @@ def _restates_claim(answer: str, question: str) -> bool:
         return False
     claim = _SOURCE.sub("", question)  # "According to the chart, is ...?" asks "is ...?"
     asked = [w for w in _ordered_words(claim) if w.removesuffix("s") not in _FRAMING_WORDS]
-    said = _ordered_words(answer)
-    if not asked or not set(asked) <= set(said):
+    if not asked:
         return False
-    positions = [said.index(word) for word in asked]
-    return positions == sorted(positions)
+    for sentence in re.split(r"[.!?;]", answer):
+        said = _ordered_words(sentence)
+        if _ASKS_ITSELF.search(sentence) or not set(asked) <= set(said):
+            continue  # "To determine whether the ball is falling, ..." asserts nothing
+        positions = [said.index(word) for word in asked]
+        if positions == sorted(positions):
+            return True
+    return False
 
 
 def _ordered_words(text: str) -> list[str]:
