@@ -334,13 +334,14 @@ def parse_pair_verdict(gpt: str) -> str:
     Response 2 is better overall" is 2); without any verdict, LLaVA-Bench-style leading scores
     decide."""
     explicit = _verdicts(gpt, VERDICTS[:EXPLICIT_VERDICTS])
-    informal = _verdicts(gpt, VERDICTS[EXPLICIT_VERDICTS:])
     if explicit:
         last_position, choice = max(explicit)
-        later = {c for position, c in informal if position > last_position}
+        informal = _verdicts(gpt, VERDICTS[EXPLICIT_VERDICTS:], last_position + 1)
+        later = {c for _, c in informal}
         if len({c for _, c in explicit} | later) > 1:
             raise RecordError("ambiguous_verdict", _contradiction(explicit, informal))
         return choice
+    informal = _verdicts(gpt, VERDICTS[EXPLICIT_VERDICTS:])
     if informal:
         return informal[-1][1]
     scores = LEADING_SCORES.match(gpt)
@@ -350,10 +351,13 @@ def parse_pair_verdict(gpt: str) -> str:
     raise RecordError("unparseable_verdict", "found no verdict in the gpt turn")
 
 
-def _verdicts(gpt: str, patterns: list[tuple[re.Pattern, str | None]]) -> list[tuple[int, str]]:
+def _verdicts(
+    gpt: str, patterns: list[tuple[re.Pattern, str | None]], start: int = 0
+) -> list[tuple[int, str]]:
+    """(position, choice) of every verdict the patterns find from `start` on, in order."""
     found = []
     for pattern, fixed in patterns:
-        for match in pattern.finditer(gpt):
+        for match in pattern.finditer(gpt, start):
             choice = fixed or CHOICE_WORDS[(match.group("c") or match.groupdict().get("d")).lower()]
             found.append((match.start(), choice))
     return sorted(found)
