@@ -500,3 +500,31 @@ def test_a_street_address_is_read_whole():
     question = "What is the street address of the Washington office?"
     said = text_answer("The Washington office is located at 1875 Eye Street.", question)
     assert said == "1875 Eye Street"
+
+
+def test_yes_no_reads_a_missing_figure_and_an_adverb_that_corrects_nothing():
+    assert yes_no("I'm unable to see any map. Please upload the image so I can check.") == "unclear"
+    assert yes_no("不能确定，因为没有提供地图。") == "unclear"
+    assert yes_no("No, they are actually parallel; the tiles make them look tilted.") == "no"
+
+
+def test_two_readings_are_no_reading():
+    assert not substring_match('It reads "MARKET" or possibly "MARKETS".', ["MARKET"])
+    assert not substring_match("ohsticf or ohstlcf", ["ohsticf"])
+
+
+def test_a_conclusion_or_a_labelled_result_after_the_equations_is_the_answer():
+    assert numeric_match("450° = 360° + 90°, so it turns a quarter more and points at 3.", 3)
+    assert numeric_match("The graph crosses at x = −2, x = 0 and x = 2, so it has 3 zeros.", 3)
+    assert math_equal("x + 1 = −x + 5\n2x = 4\nx = 2\ny = 3\nIntersection: (2, 3)", "(2,3)")
+    assert not math_equal("∠ABC = 180° − 50° = 130°.\nSo ∠ABC is 50° or 130°.", "130")
+
+
+def test_docvqa_keeps_an_amount_with_its_scale_and_a_count_in_words_as_written():
+    question = "How much was spent on advertising in 1979?"
+    said = text_answer("In 1979, $1.2 million was spent on advertising.", question)
+    assert said == "$1.2 million"
+    counted = text_answer(
+        "Two hundred forty participants were enrolled.", "How many were enrolled?"
+    )
+    assert anls(counted, ["240"]) == 0.0

@@ -92,7 +92,7 @@ _UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
 # the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ..."
 _COPULA = re.compile(
     r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
-    r"reached|reaches|came\s+to|comes\s+to)\b",
+    r"reached|reaches|came\s+to|comes\s+to|measures?|measured|points?\s+(?:at|to))\b",
     re.IGNORECASE,
 )
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
@@ -119,6 +119,8 @@ _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
 # and the time of day ("Nighttime" for "Night")
 _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
+# a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
+_LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
 _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
 
 
@@ -254,14 +256,26 @@ def answer_span(response: str, question: str | None = None) -> str:
     if is_cut_off(text):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_CONDITION.sub("", line.rstrip(". ")) for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if "=" in line:
-            # "f(x) = −(x − 2)² + 4, so the maximum value is 4": the conclusion states it
-            parts = [part for sentence in sentences(line) for part in CONCLUSION.split(sentence)]
-            last = max(at for at, part in enumerate(parts) if "=" in part)
-            if not any(_verb_then_value(part) for part in parts[last + 1 :]):
-                return _equated_value(parts[last], question)
-            break  # "... = π. So the shaded area is 4 − π.": the later statement answers
+    equated = [at for at, line in enumerate(lines) if "=" in line]
+    labelled = _LABELLED_VALUE.match(lines[-1]) if lines and "=" not in lines[-1] else None
+    if equated and labelled:  # "x = 2\ny = 3\nIntersection: (2, 3)": the labelled result
+        return labelled.group(1).strip()
+    if equated:
+        # "f(x) = −(x − 2)² + 4, so the maximum value is 4": a later statement or conclusion
+        # states it ("... = π. So the shaded area is 4 − π.", "... = 360° + 90°, so it points
+        # at 3", "∠ABC = 130°.\nSo ∠ABC is 50° or 130°."), else the last equation does
+        line = lines[equated[-1]]
+        parts = [
+            (part, index > 0)
+            for sentence in [*sentences(line), *lines[equated[-1] + 1 :]]
+            for index, part in enumerate(CONCLUSION.split(sentence))
+        ]
+        last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
+        later = parts[last + 1 :]
+        if not any(
+            _verb_then_value(p) or (concludes and _holds_digit(p)) for p, concludes in later
+        ):
+            return _equated_value(parts[last][0], question)
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
     corrections = list(CORRECTION.finditer(text))
     if corrections:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so the area is 8π."
@@ -408,8 +422,14 @@ def _same_word(said: str, wanted: str) -> bool:
 def plain_words(text: str) -> str:
     """Lower-cased words without punctuation: the form answer and option texts compare in. A
     minus sign before a number stays a word of its own ("-2" is not "2")."""
-    signed = _NEGATIVE.sub(" minus ", fold(text).lower())
+    signed = _NEGATIVE.sub(" minus ", without_accents(fold(text)).lower())
     return " ".join(_PUNCTUATION.sub(" ", signed).split())
+
+
+def without_accents(text: str) -> str:
+    """Latin letters without their accents: "Dalí" reads as "Dali"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 @dataclass(frozen=True)

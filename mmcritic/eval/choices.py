@@ -77,6 +77,11 @@ _ALSO_POSSIBLE = re.compile(
     r"|\bor\s+(?:possibly|perhaps|maybe)\b",
     re.IGNORECASE,
 )
+# no pick at all: "so it could be either one"
+_EITHER_ONE = re.compile(
+    r"\b(?:could|might|may)\s+be\s+either(?:\s+one)?\s*[.!]?$|\beither\s+one\s+(?:could|might|may)\b",
+    re.IGNORECASE,
+)
 # between two options an echo of the option list runs through: ", ", "; ", a line break, "and"
 _ECHO_SEPARATOR = re.compile(r"[\s,;.]*(?:(?:and|or)\s+)?")
 # what follows a mention the answer sets against its pick: "The McMurray test (A), by contrast,"
@@ -206,10 +211,14 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         _hedged(core, text_hits)
         or (text_hits and _offers_two(core, letters, options))
         or _allows_another(core, letters, text_hits)
+        or _EITHER_ONE.search(core)
     ):
         return Choice(None, "hedge")
     if _ends_unable(core, letters):
         return Choice(None, "unable")
+    labelled = _labelled_pick(core, letters, options)
+    if labelled is not None:
+        return Choice(labelled, "labelled")  # "The coarse adjustment knob (C) moves the stage"
     first = _main_clause_pick(core, letters, options) if long_answer else None
     if first is not None:
         return Choice(first, "main_clause")
@@ -378,6 +387,23 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     return hits.pop() if len(hits) == 1 else None
 
 
+def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The one option the answer names by its text followed by its own letter ("The **coarse
+    adjustment knob** (C) moves the stage ..."); None unless exactly one is so named anywhere
+    ("a cat (A) sitting behind a dog (B)" names two), or when it is rejected or set against
+    the pick."""
+    labelled = set()
+    for letter, option in zip(letters, options, strict=False):
+        if not plain_words(str(option)):
+            continue
+        named = rf"(?<!\w){_text_pattern(str(option))}\s*\(\s*{letter}\s*\)"
+        for match in re.finditer(named, core, re.IGNORECASE):
+            rejected = REJECTED_BEFORE.search(core[: match.start()].lower())
+            if not rejected and not _CONTRASTED_AFTER.match(core, match.end()):
+                labelled.add(letter)
+    return labelled.pop() if len(labelled) == 1 else None
+
+
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
     """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the"), not
     a final letter ("... umbrellas. A") nor a committed answer repeated until the limit ("A
@@ -481,8 +507,12 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
 
 
 def _text_pattern(option: str) -> str:
-    """An option's text as a pattern of its words, any punctuation or spacing between them."""
-    return r"\W+".join(_word_pattern(word) for word in plain_words(option).split())
+    """An option's text as a pattern of its words, any punctuation or spacing between them, its
+    last word also in the plural ("bevel gears" names "Bevel gear")."""
+    words = [_word_pattern(word) for word in plain_words(option).split()]
+    if words and plain_words(option).split()[-1].isalpha():
+        words[-1] += "(?:e?s)?"
+    return r"\W+".join(words)
 
 
 def _word_pattern(word: str) -> str:

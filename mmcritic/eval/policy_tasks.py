@@ -34,7 +34,7 @@ from mmcritic.eval.scorers import (
     relaxed_match,
     substring_match,
 )
-from mmcritic.eval.statements import offers_alternatives, settled_part
+from mmcritic.eval.statements import STOP_WORDS, content_words, offers_alternatives, settled_part
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
@@ -249,6 +249,9 @@ MATHVISION_TESTMINI = PolicyTask(
 # MathVerse (testmini): letter for multi-choice, math-verify for free-form.
 
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# a number with at most a short unit: "4 Ω", "25%", "3.5 cm"
+_QUANTITY_TARGET = re.compile(r"-?\d+(?:\.\d+)?\s*(?:%|[^\W\d_]{1,4}(?:/[^\W\d_]{1,3})?|Ω|°)?")
+_ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{3,})\)")
 _INLINE_OPTION = re.compile(r"\b([A-F])\s*[:.]\s*(.*?)(?=,\s*[A-F]\s*[:.]|\n|$)", re.DOTALL)
 _VERSE_OPTION = re.compile(r"^\s*([A-E])\s*[:.)]\s*(.+?)\s*$", re.MULTILINE)
 
@@ -390,6 +393,17 @@ CHARTQA = PolicyTask(
 
 # DocVQA (validation): ANLS over the reference answers.
 
+
+def _docvqa_score(answer: str, problem: Problem) -> Scored:
+    """ANLS of the answer the response states; for a bare phrase, with or without the
+    question's words it opens with ("Page 14" is "14" for "What is the page number?", "Room
+    201" stays whole for golds written "Room 210"), whichever scores higher."""
+    spans = [text_answer(answer, problem.question, keep) for keep in (False, True)]
+    scores = [anls(span, problem.target) for span in spans]
+    best = max(range(len(spans)), key=scores.__getitem__)
+    return Scored(spans[best], scores[best])
+
+
 DOCVQA_VAL = PolicyTask(
     name="docvqa_val",
     dataset=DatasetRef(("lmms-lab/DocVQA", "lmms-lab-encoder/DocVQA"), "validation", ("DocVQA",)),
@@ -400,10 +414,7 @@ DOCVQA_VAL = PolicyTask(
         images=[row["image"]],
         question=row["question"],
     ),
-    score=lambda answer, problem: Scored(
-        text_answer(answer, problem.question),
-        anls(text_answer(answer, problem.question), problem.target),
-    ),
+    score=_docvqa_score,
     aggregate=lambda records: {"anls": metrics.mean(r["score"] for r in records)},
     scoring="rule-based: ANLS with threshold 0.5",
 )
@@ -514,8 +525,16 @@ def _realworldqa_score(answer: str, problem: Problem) -> Scored:
         return Scored(answer, float(yes_no(answer) == plain_words(target)))
     if parse_number(target) is not None and _PLAIN_NUMBER.fullmatch(target.strip()):
         return Scored(answer, float(numeric_match(answer, target, question=problem.question)))
-    said = (text_answer(answer, problem.question), answer)
+    stated = text_answer(answer, problem.question)
+    said = (stated, answer, _without_question_words(stated, problem.question))
     return Scored(answer, float(any(same_words(text, target) for text in said)))
+
+
+def _without_question_words(text: str, question: str) -> str:
+    """An answer less the words it repeats from the question ("right side of the road" for
+    "Which side of the road ...?" says "right")."""
+    asked = content_words(question) | STOP_WORDS
+    return " ".join(word for word in plain_words(text).split() if word not in asked)
 
 
 REALWORLDQA = PolicyTask(
@@ -542,12 +561,47 @@ BLINK_SUBTASKS = (
 def _blink_problem(row: Row) -> Problem:
     options = [str(choice) for choice in _as_list(row["choices"])]
     images = [row.get(f"image_{n}") for n in range(1, 5)]
+    meta = {
+        "options": options,
+        "sub_task": row.get("sub_task", ""),
+        "aliases": _option_aliases(str(row["prompt"]), options),
+    }
     return Problem(
         f"{row['prompt']}\n{MC_INSTRUCTION}",
         str(row["answer"]).strip("()"),
         images=[image for image in images if image is not None],
-        meta={"options": options, "sub_task": row.get("sub_task", "")},
+        meta=meta,
     )
+
+
+def _option_aliases(prompt: str, options: list[str]) -> dict[str, str]:
+    """Words the prompt gives an option as another name: "moving clockwise (left) or
+    counter-clockwise (right)" makes "clockwise" option left (BLINK's multi-view prompt)."""
+    aliases = {}
+    for letter, option in zip(option_letters(len(options)), options, strict=True):
+        pattern = rf"(?<![\w-])([\w-]+)\s+\(\s*{re.escape(option)}\s*\)"
+        for alias in re.findall(pattern, prompt, re.IGNORECASE):
+            if alias.lower() not in {o.lower() for o in options}:
+                aliases[alias.lower()] = letter
+    return aliases
+
+
+def _blink_score(answer: str, problem: Problem) -> Scored:
+    """The option letter; an answer that names no option but the prompt's other name for one
+    ("The camera is moving clockwise" where the prompt says "clockwise (left)") picks it."""
+    scored = _mc_score(answer, problem)
+    if scored.parsed is not None:
+        return scored
+    said = answer.lower()
+    named = {
+        letter
+        for alias, letter in problem.meta.get("aliases", {}).items()
+        if re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", said)
+    }
+    if len(named) != 1:
+        return scored
+    letter = named.pop()
+    return Scored(letter, float(letter == str(problem.target).strip().upper()))
 
 
 BLINK = PolicyTask(
@@ -561,7 +615,7 @@ BLINK = PolicyTask(
         **{f"image_{n}": f"image_{n}" for n in range(1, 5)},
     },
     problem=_blink_problem,
-    score=_mc_score,
+    score=_blink_score,
     aggregate=metrics.accuracy_by("sub_task"),
     scoring="rule-based: option letter",
 )
@@ -608,8 +662,11 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     makes 4 comparisons." is 4, "a four-stroke engine" 4), containment is of whole words ("AND
     gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
     chloroplast or a mitochondrion") commits to none."""
-    if _PLAIN_NUMBER.fullmatch(target.strip()):
+    if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
         return numeric_match(answer, target, precision=2, question=question)
+    named = _ASIDE_IN_TARGET.match(target.strip())  # "Third molar (wisdom tooth)": either name
+    if named:
+        return any(_mmvu_open(answer, name, question) for name in named.groups())
     settled = settled_part(answer)  # "At first glance ... cable-stayed, but ... suspension"
     predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
     if not predicted or offers_alternatives(answer):

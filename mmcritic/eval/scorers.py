@@ -76,6 +76,11 @@ _OTHERS_AFTER = re.compile(
     r"|,\s*not\s",
     re.IGNORECASE,
 )
+# two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
+_TWO_READINGS = re.compile(
+    r"\bor\s+(?:possibly|perhaps|maybe|probably)\b|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
+    re.IGNORECASE,
+)
 _CLAUSE_END = re.compile(r"[.;!?\n]")
 _EQUATION = re.compile(r"[A-Za-z]\w*\s*=[^=]+$")
 _FORMULA = re.compile(r"π|√|\\(?:pi|sqrt|frac)|\d\s*[a-z]\b|\^")
@@ -427,8 +432,8 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     turn on; a long parenthetical aside ("(the main line, 202-862-4510, is printed above
     it)") and what follows the reading to name others ("the United States, followed by
     Brazil", "WARDEN, not GARDEN") are context, not the reading."""
-    if offers_alternatives(prediction):
-        return False  # "It's either DENTIST or DENTAL"
+    if offers_alternatives(prediction) or _TWO_READINGS.search(fold(prediction)):
+        return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     settled = settled_part(prediction)
     concluded = CONCLUSION.split(settled)[-1]  # "... 48, 52 and 60 ..., so the tallest is 60"
     settled = concluded if states_reading(concluded) else settled

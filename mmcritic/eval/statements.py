@@ -50,7 +50,9 @@ _ALTERNATIVES = (
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
 _CORRECTIONS = (
-    r"\b(?:actually|wait|on\s+second\s+thought|correction|no,?\s+sorry|"
+    # "actually" corrects where it opens a clause ("No, actually, ..."), not inside one ("they
+    # are actually parallel")
+    r"(?<!\w\s)\bactually\b|\b(?:wait|on\s+second\s+thought|correction|no,?\s+sorry|"
     r"look(?:ing)?\s+(?:again|(?:more\s+)?closely|closer)|on\s+(?:a\s+)?(?:closer|second)\s+"
     r"(?:look|inspection|glance)|re-?examining|on\s+reflection)\b|\?\s+no\b|\.\.\.\s*no\b"
 )
@@ -85,7 +87,7 @@ CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNOREC
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _QUOTED_READING = re.compile(r"[\"“'‘][^\"”'’]{1,60}[\"”'’]")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
-_STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(
     [
         "a",
         "an",
@@ -137,6 +139,7 @@ _STOP_WORDS = frozenset(
         "one",
     ]
 )
+_RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 
@@ -250,7 +253,9 @@ def subject_answer(text: str, question: str) -> str | None:
         verb = _SUBJECT_VERB.search(clause)
         if verb is None or verb.start() == 0:
             continue
-        if content_words(clause[verb.end() :]) & content_words(question):
+        predicate = content_words(clause[verb.end() :])
+        ranked = content_words(question) & _RANKS  # "the second highest" is not "the highest"
+        if predicate & content_words(question) and ranked <= predicate:
             return _LEADING_ARTICLE.sub("", clause[: verb.start()]).strip()
     return None
 
@@ -268,4 +273,4 @@ def topic_words(text: str) -> set[str]:
 
 def content_words(text: str) -> set[str]:
     """Lower-cased words of a text, stop words left out."""
-    return {word for word in _WORD.findall(text.lower()) if word not in _STOP_WORDS}
+    return {word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS}

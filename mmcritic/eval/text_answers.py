@@ -83,7 +83,11 @@ _CJK_COPULA = re.compile(r"(?<=[\u4e00-\u9fff])(?:是|为)\s*")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
-_NUMBER_TOKEN = re.compile(r"(?<![\w.,])[$€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
+# a number as printed, with its currency, percent or scale word: "$1.2 million", "240", "12%"
+_NUMBER_TOKEN = re.compile(
+    r"(?<![\w.,])[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s+(?:million|billion|thousand|trillion)\b)?"
+    r"(?![\w])"
+)
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(
     rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
@@ -91,7 +95,7 @@ _ABBREVIATION = re.compile(
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
 
 
-def text_answer(response: str, question: str = "") -> str:
+def text_answer(response: str, question: str = "", keep_asked_words: bool = False) -> str:
     """The short text answer a response states, unwrapped as a careful grader reads it: the
     marked answer (box, JSON, "answer is"); else a bold span; else, in the sentence that answers
     (the one restating the question when there are several), a quoted span, the value after a
@@ -100,8 +104,8 @@ def text_answer(response: str, question: str = "") -> str:
     the question ("The fax is addressed to Dr. Helen Whittaker at the Lorillard Research
     Center." -> "Dr. Helen Whittaker"; "The total is $25.00." -> "$25.00"), without a leading
     article; a phrase with no verb is the answer itself, less the question's words before a
-    number ("Page 14" for "What is the page number?" is "14"). Wrapping quotes and a final full
-    stop (not an abbreviation's) are dropped."""
+    number ("Page 14" for "What is the page number?" is "14") unless `keep_asked_words`.
+    Wrapping quotes and a final full stop (not an abbreviation's) are dropped."""
     stated = stated_answer(response)
     if stated is not None:
         return _trimmed(stated)
@@ -142,7 +146,8 @@ def text_answer(response: str, question: str = "") -> str:
     cjk = _CJK_COPULA.split(sentence)
     if len(cjk) > 1:
         return _trimmed(cjk[-1].strip("。"))  # "公司名称是 Brown & Williamson ..."
-    counted = stated_count(sentence, question)
+    # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
+    counted = stated_count(sentence, question) if re.search(r"\d", sentence) else None
     if counted is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = main_clause(sentence)
@@ -156,8 +161,11 @@ def text_answer(response: str, question: str = "") -> str:
     if len(phones) == 1:
         return phones[0]  # "For inquiries, please call (212) 555-0143"
     if _is_bare(clause):
+        if keep_asked_words:
+            return _trimmed(clause)  # "Room 201" as written
         return _trimmed(_without_asked_words(clause, question))  # "Summary of Results"
-    numbers = _NUMBER_TOKEN.findall(clause)
+    # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
+    numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
     if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
         return numbers[0]  # "A total of 240 participants were enrolled."
@@ -240,6 +248,8 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     """The sentence that states the answer: of several, the one restating the question; else
     the first line."""
     candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
+    if len(candidates) > 1 and _is_bare(candidates[0]) and len(candidates[0].split()) <= 4:
+        return candidates[0]  # "18-29. Younger adults are much more likely ...": said first
     if len(candidates) > 1 and question:
         chosen = stating_clause(
             "\n".join(candidates), question, lambda _: True, lambda _: 0, whole_sentences=True

@@ -21,6 +21,14 @@ CANNOT_TELL = re.compile(
     r"difficult\s+to)\s+(?:tell|determine|say|answer|verify|know|confirm|judge)\b"
     r"|\b(?:need|needs|would\s+need)\s+to\s+see\s+the\s+(?:image|picture|figure|chart|table|"
     r"map|graph|plot|photo|diagram|data)"
+    # the question's figure is missing: "I'm unable to see any map ... Please upload the image"
+    r"|\b(?:unable\s+to|can't|cannot|can\s+not)\s+see\s+(?:the|any|an?)\s+(?:image|picture|"
+    r"figure|chart|table|map|graph|plot|photo|diagram)\b|\bplease\s+(?:upload|provide|share|"
+    r"attach)\s+(?:the|an?)\s+(?:image|picture|figure|chart|table|map|graph|photo|diagram)"
+)
+# the same in Chinese: 不能确定 / 无法确定 / 无法判断 (cannot determine), 没有提供 (none was given)
+_CJK_UNCLEAR = re.compile(
+    r"^(?:不能|无法|不)(?:确定|判断)|没有(?:提供|给出)(?:任何)?(?:地图|图片|图像|图表|表格|图)"
 )
 # quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
@@ -75,6 +83,8 @@ def yes_no(text: str, question: str = "") -> str | None:
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled
+    if _CJK_UNCLEAR.search(core):
+        return "unclear"
     cjk = _CJK_YES_NO.match(core)
     if cjk:
         return "yes" if cjk.group("yes") else "no"
