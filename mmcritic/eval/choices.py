@@ -26,6 +26,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.statements import (
     CORRECTION,
+    OR_POSSIBLY,
     main_clause,
     offers_alternatives,
     sentences,
@@ -74,7 +75,7 @@ REJECTED_BEFORE = re.compile(
 # a second answer allowed beside the first: "could also be", "might also work", "or possibly"
 _ALSO_POSSIBLE = re.compile(
     r"\b(?:could|might|may|would)\s+(?:also|equally|just\s+as\s+well)\s+(?:be|work|fit|apply)\b"
-    r"|\bor\s+(?:possibly|perhaps|maybe)\b",
+    rf"|{OR_POSSIBLY}",
     re.IGNORECASE,
 )
 # no pick at all: "so it could be either one"

@@ -32,6 +32,7 @@ from mmcritic.eval.choices import REJECTED_BEFORE, choice_letter, opens_with_let
 from mmcritic.eval.statements import (
     CONCLUSION,
     LONG_ASIDE,
+    OR_POSSIBLY,
     offers_alternatives,
     sentences,
     settled_part,
@@ -78,7 +79,7 @@ _OTHERS_AFTER = re.compile(
 )
 # two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
 _TWO_READINGS = re.compile(
-    r"\bor\s+(?:possibly|perhaps|maybe|probably)\b|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
+    rf"{OR_POSSIBLY}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.;!?\n]")

@@ -47,6 +47,8 @@ _ALTERNATIVES = (
         r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
     ),
 )
+# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B"
+OR_POSSIBLY = r"\bor\s+(?:possibly|perhaps|maybe|probably)\b"
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
 _CORRECTIONS = (
