@@ -3,11 +3,12 @@
 
 On the CPU with the tiny model (`mmcritic_dev.critic_in_the_loop` says what each part measures),
 over seeds with 95% intervals; writes critic_in_the_loop.json under --work. `--quick` runs part
-(a) for a few steps from a freshly built tiny model and ends with one JSON line:
+(a) for a few steps from a freshly built tiny model (one seed unless --seeds) and ends with one
+JSON line:
 
     {"critic_calls": .., "policy_accuracy_before": .., "policy_accuracy_after": ..}
 
-    python benchmarks/critic_in_the_loop.py [--quick] [--seeds 3] [--parts abc]
+    python benchmarks/critic_in_the_loop.py [--quick] [--seeds N] [--parts abc]
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("runs/critic_in_the_loop"))
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, help="seeds to run (default 3; 1 with --quick)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--parts", default="abc", help="which of a, b, c to run")
-    parser.add_argument("--quick", action="store_true", help="part (a), one seed, few steps")
+    parser.add_argument("--quick", action="store_true", help="part (a), few steps")
     parser.add_argument("--threads", type=int, help="CPU threads (default: the usable cores)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -42,7 +43,8 @@ def main() -> None:
         RECIPES / "quickstart_cpu.yaml",
         RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )
-    seeds, parts = (1, "a") if args.quick else (args.seeds, args.parts)
+    seeds = args.seeds or (1 if args.quick else 3)
+    parts = "a" if args.quick else args.parts
     summary = run_seeds(args.work, scale, recipes, seeds, parts)
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
     if "critic_reward" in summary:
