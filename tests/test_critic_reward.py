@@ -137,6 +137,23 @@ def test_a_first_position_bias_earns_nothing_when_both_orders_are_judged():
     assert one_order(**_batch(texts, 3)) == [1.0, 0.5, 0.0], "shown first, always wins"
 
 
+class OneOrderReadCritic(ScriptedCritic):
+    """Boxes "1" when the first answer shown is its favourite colour's and writes no box
+    otherwise: read in one order only, as a position-biased critic on unfamiliar answers is."""
+
+    def _verdict(self, first: str, second: str) -> str | None:
+        self.compared.append((first, second))
+        return "1" if self.truth in first else None
+
+
+def test_a_pair_read_in_one_order_only_is_undecided():
+    texts = [BOX.format("", c) for c in ("blue", "red", "green")]
+    metrics: dict[str, float] = {}
+    reward = CriticJudgeReward(JudgeOptions(), BUDGET, critic=OneOrderReadCritic("red"))
+    assert reward(**_batch(texts, 3), log_metric=metrics.__setitem__) == [0.5, 0.5, 0.5]
+    assert metrics["critic/one_order"] == pytest.approx(2 / 3)
+
+
 def test_groups_are_judged_apart_in_one_batched_call():
     texts = [BOX.format("", c) for c in ("red", "blue", "blue", "red")]
     critic = ScriptedCritic("red")

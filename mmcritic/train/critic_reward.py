@@ -8,8 +8,10 @@ each group's rollouts.
   score gives no reward (None, which TRL leaves out of the weighted sum), or
 - compares rollouts in pairs (`pairwise`), each pair judged in both orders by default so a
   position-biased critic cannot favour whoever is shown first: a rollout's reward is its win
-  rate within the group, a win 1, a loss 0, a tie, an undecided pair (the orders disagree) or an
-  unreadable verdict 1/2 each. `round_robin` plays every pair (n(n-1)/2 comparisons); `knockout`
+  rate within the group, a win 1, a loss 0, a tie, an undecided pair (the orders disagree, or
+  only one of them could be read: one order alone is the critic's position bias as much as its
+  judgement) or an unreadable verdict 1/2 each. `round_robin` plays every pair (n(n-1)/2
+  comparisons); `knockout`
   plays a bracket (n-1), and the win rate is over the matches a rollout played.
 
 All comparisons of a step go to the critic in one batched call per round. The critic is a
@@ -17,7 +19,8 @@ All comparisons of a step go to the critic in one batched call per round. The cr
 (`CriticProcess`), or the policy being trained (`bind`, done by the trainer each step, with the
 weights frozen for it). Logged per step: `critic/calls` (generations), `critic/unreadable`
 (share of judgements without a verdict or score), `critic/order_agreement` (share of readable
-both-order comparisons whose orders agree) and `critic/seconds`.
+both-order comparisons whose orders agree), `critic/one_order` (share of both-order comparisons
+with one order unread, undecided) and `critic/seconds`.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class _Step:
     unreadable: int = 0
     agreements: int = 0
     both_readable: int = 0
+    one_order: int = 0
 
 
 class CriticJudgeReward:
@@ -118,6 +122,7 @@ class CriticJudgeReward:
             log_metric("critic/unreadable", step.unreadable / max(step.judgements, 1))
             if step.both_readable:
                 log_metric("critic/order_agreement", step.agreements / step.both_readable)
+            log_metric("critic/one_order", step.one_order / max(step.judgements, 1))
             log_metric("critic/seconds", time.perf_counter() - started)
         return rewards
 
@@ -202,6 +207,10 @@ def _score_match(
         step.both_readable += 1
         step.agreements += comparison.agreement
     decision = comparison.decision
+    one_order = (comparison.verdict is None) != (comparison.swapped_verdict is None)
+    if comparison.both_orders and one_order:
+        step.one_order += 1  # its verdict alone would let the critic's position bias choose
+        decision = None
     if decision == "1":
         points[a] += 1
         return a
