@@ -305,7 +305,11 @@ def test_any_rows_in_any_format_never_stop_the_conversion_and_always_reconcile(
     assert stats["reconciles"]
     # a UTF-8 byte-order mark opening the file marks its encoding; it is not a row of its own
     counted = [lines[0].removeprefix(b"\xef\xbb\xbf"), *lines[1:]] if lines else []
-    assert stats["read"] == sum(1 for text in counted if text.strip())
+    if b"\n".join(counted).lstrip().startswith(b"["):
+        # read as one JSON array, its elements the rows: an unclosed one is still a rejection
+        assert stats["read"] >= 1
+    else:
+        assert stats["read"] == sum(1 for text in counted if text.strip())
     assert "unexpected_error" not in stats["rejected_by_reason"]
 
 
@@ -332,3 +336,11 @@ def test_any_json_array_even_damaged_never_stops_the_conversion(
     assert "unexpected_error" not in stats["rejected_by_reason"]
     if not junk:
         assert stats["read"] == len(elements)
+
+
+def test_a_json_array_that_is_never_closed_is_rejected_not_read_as_empty(tmp_path):
+    source = tmp_path / "rows.json"
+    source.write_bytes(b"[\n")
+    stats = convert(source, tmp_path / "out", fmt="llava-critic-pairwise")
+    assert (stats["read"], stats["rejected"]) == (1, 1)
+    assert stats["rejected_by_reason"] == {"invalid_json": 1}

@@ -213,23 +213,26 @@ def _json_array_elements(path: Path, chunk_bytes: int = 1 << 20) -> Iterator[byt
     """The elements of a top-level JSON array as raw bytes, one at a time, so a 100k-element
     file streams and one bad element is one rejected row. Elements are cut at their closing
     bracket at depth zero, outside strings; what cannot be cut (a truncated file) is yielded
-    whole and rejected as invalid JSON."""
+    whole and rejected as invalid JSON, and so is an array that is never closed ("[")."""
     with path.open("rb") as handle:
         buffer = handle.read(chunk_bytes)
         buffer = buffer[len(BOM) :] if buffer.startswith(BOM) else buffer
         position = buffer.index(b"[") + 1
+        closed = False
         while True:
             end = _element_end(buffer, position)
             if end is None:
                 more = handle.read(chunk_bytes)
                 if not more:
-                    rest = buffer[position:].strip().rstrip(b"]").strip()
-                    if rest:
-                        yield rest
+                    tail = buffer[position:].strip()
+                    rest = tail.rstrip(b"]").strip()
+                    if rest or not (closed or tail.endswith(b"]")):
+                        yield rest or b"["  # an array never closed is rejected, not empty
                     return
                 buffer, position = buffer[position:] + more, 0
                 continue
             element = buffer[position:end].strip().lstrip(b",").strip()
+            closed = closed or element == b"]"
             if element and element != b"]":
                 yield element
             position = end
