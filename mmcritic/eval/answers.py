@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mmcritic.eval.statements import (
     CONCLUSION,
     CORRECTION,
+    LEADING_ARTICLE,
     LONG_ASIDE,
     main_clause,
     offers_alternatives,
@@ -115,7 +116,6 @@ _LATEX_FRACTION_ANY = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
 # and the time of day ("Nighttime" for "Night")
 _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
@@ -405,8 +405,8 @@ def same_words(answer: str, target: str) -> bool:
     """Whether an answer says the target's words: the same words up to case, punctuation, a
     leading article, number words and inflection ("octagonal" for "Octagon", "circular" for
     "circle", "Cars." for "car")."""
-    said = _LEADING_ARTICLE.sub("", option_words(answer)).split()
-    wanted = _LEADING_ARTICLE.sub("", option_words(target)).split()
+    said = LEADING_ARTICLE.sub("", option_words(answer)).split()
+    wanted = LEADING_ARTICLE.sub("", option_words(target)).split()
     return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mmcritic.eval.answers import (
     EDGE_PUNCTUATION,
@@ -393,15 +394,11 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     adjustment knob** (C) moves the stage ..."); None unless exactly one is so named anywhere
     ("a cat (A) sitting behind a dog (B)" names two), or when it is rejected or set against
     the pick."""
-    labelled = set()
-    for letter, option in zip(letters, options, strict=False):
-        if not plain_words(str(option)):
-            continue
-        named = rf"(?<!\w){_text_pattern(str(option))}\s*\(\s*{letter}\s*\)"
-        for match in re.finditer(named, core, re.IGNORECASE):
-            rejected = REJECTED_BEFORE.search(core[: match.start()].lower())
-            if not rejected and not _CONTRASTED_AFTER.match(core, match.end()):
-                labelled.add(letter)
+    labelled = {
+        letter
+        for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
+        if re.match(rf"\s*\(\s*{letter}\s*\)", core[end:])
+    }
     return labelled.pop() if len(labelled) == 1 else None
 
 
@@ -475,27 +472,39 @@ def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 def _option_text_hits(
     core: str, letters: Sequence[str], options: Sequence[str]
 ) -> list[tuple[str, int, int]]:
-    """(letter, start, end) in the answer of the last mention of each option's text as whole
-    words (case, punctuation and number words aside), leaving out mentions it rejects and a
-    mention inside a longer option's ("2" inside "2√3")."""
-    found = []
-    for letter, option in zip(letters, options, strict=False):
-        words = plain_words(str(option)).split()
-        if not words or len(" ".join(words)) == 1:
-            continue  # an option that is itself a letter is read by the letter patterns
-        pattern = _text_pattern(str(option))
-        found += [
-            (letter, match.start(), match.end())
-            for match in re.finditer(rf"(?<!\w){pattern}(?!\w)", core, re.IGNORECASE)
-            if not REJECTED_BEFORE.search(core[: match.start()].lower())
-            and not _CONTRASTED_AFTER.match(core, match.end())
-        ]
+    """(letter, start, end) in the answer of the last mention of each option's text (see
+    `_text_mentions`), leaving out a mention inside a longer option's ("2" inside "2√3") and
+    options that are a single character (the letter patterns read those)."""
+    named = [
+        (letter, option)
+        for letter, option in zip(letters, options, strict=False)
+        if len(plain_words(str(option))) > 1
+    ]
+    found = _text_mentions(core, named)
     last: dict[str, tuple[str, int, int]] = {}
     for hit in found:
         inside = any(a <= hit[1] and hit[2] <= b and b - a > hit[2] - hit[1] for _, a, b in found)
         if not inside:
             last[hit[0]] = hit
     return list(last.values())
+
+
+def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[str, int, int]]:
+    """(letter, start, end) of every mention of an option's text as whole words (case,
+    punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
+    sets against its pick ("The McMurray test (A), by contrast")."""
+    found = []
+    for letter, option in named:
+        if not plain_words(str(option)):
+            continue
+        pattern = rf"(?<!\w){_text_pattern(str(option))}(?!\w)"
+        found += [
+            (letter, match.start(), match.end())
+            for match in re.finditer(pattern, core, re.IGNORECASE)
+            if not REJECTED_BEFORE.search(core[: match.start()].lower())
+            and not _CONTRASTED_AFTER.match(core, match.end())
+        ]
+    return found
 
 
 def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:

@@ -86,7 +86,7 @@ _CONCLUDES = re.compile(
     r"\s*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|finally|overall)\b", re.I
 )
 CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNORECASE)
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _QUOTED_READING = re.compile(r"[\"“'‘][^\"”'’]{1,60}[\"”'’]")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(
@@ -258,7 +258,7 @@ def subject_answer(text: str, question: str) -> str | None:
         predicate = content_words(clause[verb.end() :])
         ranked = content_words(question) & _RANKS  # "the second highest" is not "the highest"
         if predicate & content_words(question) and ranked <= predicate:
-            return _LEADING_ARTICLE.sub("", clause[: verb.start()]).strip()
+            return LEADING_ARTICLE.sub("", clause[: verb.start()]).strip()
     return None
 
 

@@ -20,6 +20,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.statements import (
     CONCLUSION,
+    LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
     content_words,
@@ -88,7 +89,6 @@ _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s+(?:million|billion|thousand|trillion)\b)?"
     r"(?![\w])"
 )
-_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _ABBREVIATION = re.compile(
     rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
 )
@@ -177,7 +177,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     )
     if _ASKS_WHO.match(question):
         tail = _APPOSITIVE.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President of ..."
-    return _trimmed(_ARTICLE.sub("", tail) if tail != clause else tail)
+    return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:
