@@ -162,3 +162,21 @@ def test_every_generated_wording_round_trips_through_the_parser():
         truth = row["meta_truth"]
         assert parse_pair_prompt(human) == (truth["question"], *truth["responses"])
         assert parse_pair_verdict(gpt) == truth["better"]
+
+
+@pytest.mark.parametrize(
+    "human",
+    [
+        # the second marker in the question, before the first response
+        "Question: Is Response 2: a thing?\nResponse 1: red.\nResponse 2: blue.\n",
+        # the first marker quoted inside the first response
+        "Question: What?\nResponse 1: red, unlike Response 1: said.\nResponse 2: blue.\n",
+        # the second marker quoted inside the first response
+        "Question: What?\nResponse 1: red, unlike Response 2: said.\nResponse 2: blue.\n",
+    ],
+    ids=["second_in_question", "first_quoted", "second_quoted"],
+)
+def test_a_marker_seen_twice_leaves_no_one_split(human):
+    with pytest.raises(RecordError) as caught:
+        parse_pair_prompt(human)
+    assert caught.value.reason == "ambiguous_split"

@@ -241,7 +241,7 @@ def parse_pair_prompt(human: str) -> tuple[str, str, str]:
         first = first_marker.search(text)
         second = second_marker.search(text, first.end()) if first else None
         if first and second:
-            _require_one_split(text, (first_marker, first), (second_marker, second))
+            _require_one_split(text, first_marker, first, second_marker, second)
             first_text = _segment(text, first.end(), second.start(), end_marker)
             second_text = _segment(text, second.end(), len(text), end_marker or TRAILER)
             question = _question_before(text, first.start())
@@ -249,12 +249,24 @@ def parse_pair_prompt(human: str) -> tuple[str, str, str]:
     raise RecordError("unparseable_prompt", "found no pair of response markers in the human turn")
 
 
-def _require_one_split(text: str, *found: tuple[re.Pattern, re.Match]) -> None:
+def _require_one_split(
+    text: str,
+    first_marker: re.Pattern,
+    first: re.Match,
+    second_marker: re.Pattern,
+    second: re.Match,
+) -> None:
     """A response that quotes a marker ("... unlike the second response: ...") leaves no one
-    place to split the turn: such a row is rejected rather than cut at a guess. `found` holds
-    each marker with the match used; any other match of it, before or after, is a quote."""
-    for (marker, match), label in zip(found, ("first", "second"), strict=True):
-        if marker.search(text).start() < match.start() or marker.search(text, match.end()):
+    place to split the turn: such a row is rejected rather than cut at a guess. Any other match
+    of a marker than the one used, before or after it, is a quote (`first` is its marker's
+    earliest match, found from the start)."""
+    quoted = {
+        "first": first_marker.search(text, first.end()) is not None,
+        "second": second_marker.search(text).start() < second.start()
+        or second_marker.search(text, second.end()) is not None,
+    }
+    for label, found in quoted.items():
+        if found:
             raise RecordError(
                 "ambiguous_split",
                 f"the {label}-response marker appears more than once, so where the responses "
