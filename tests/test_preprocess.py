@@ -10,6 +10,7 @@ import datasets
 import pytest
 
 from mmcritic.cli import main
+from mmcritic.data import convert
 from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
 from mmcritic.data.sources import Source
 from tests.media_factory import png_bytes, write_corrupt_png, write_png
@@ -354,9 +355,14 @@ def _folder_bytes(out: Path) -> dict[str, bytes]:
     return {name: (out / name).read_bytes() for name in ("data.jsonl", "rejected.jsonl")}
 
 
-def test_parallel_workers_write_the_single_process_folder(llava_pairwise, tmp_path):
+@pytest.mark.parametrize("chunk_rows", [7, 64, convert.CHUNK_ROWS])
+def test_parallel_workers_write_the_single_process_folder(
+    llava_pairwise, tmp_path, monkeypatch, chunk_rows
+):
     # the fixture's rows, many times over under fresh ids (rejections, media and duplicate ids
-    # included): enough chunks that the workers interleave
+    # included); small chunks make the workers interleave, and put a duplicate id in the same
+    # chunk as its first row or in a later one
+    monkeypatch.setattr(convert, "CHUNK_ROWS", chunk_rows)
     lines = llava_pairwise.read_text().splitlines()
     big = llava_pairwise.with_name("big.jsonl")
     with big.open("w") as handle:

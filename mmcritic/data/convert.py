@@ -11,7 +11,7 @@ import hashlib
 import logging
 import multiprocessing
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -47,7 +47,7 @@ from mmcritic.data.prompts import (
     think_boxed_suffix,
     user_message,
 )
-from mmcritic.data.schema import Record, RecordError, RecordLine
+from mmcritic.data.schema import ConvertedRows, Record, RecordError
 from mmcritic.data.sources import Source, iter_raw_rows, read_row
 from mmcritic.data.video import VideoBudget, video_token_count
 
@@ -359,35 +359,22 @@ def preprocess(
     if options.limit is not None:
         rows = islice(rows, max(options.limit - writer.rows_done, 0))
     workers = options.workers or auto_workers(total)
+    done = 0
     try:
-        for done, converted in enumerate(
-            _converted_rows(rows, (options, media_root, out_dir), workers), start=1
-        ):
-            if converted.error is not None:
-                _log_rejection(
-                    writer.stats.rejected, converted.index, converted.row, converted.error
-                )
-            writer.add_row(converted.records, converted.error, converted.row, converted.index)
-            bar.update(1)
-            if done % PROGRESS_EVERY == 0:
+        for converted in _converted_rows(rows, (options, media_root, out_dir), workers):
+            for position, (index, rejection, row) in enumerate(converted.rejected):
+                _log_rejection(writer.stats.rejected + position, index, row, rejection)
+            writer.add_rows(converted)
+            bar.update(converted.rows)
+            if (done + converted.rows) // PROGRESS_EVERY > done // PROGRESS_EVERY:
                 bar.set_postfix(written=writer.stats.written, rejected=writer.stats.rejected)
+            done += converted.rows
     finally:
         bar.close()
         writer.checkpoint()
     stats = writer.close()
     logger.info("preprocess %s -> %s: %s", source.location, out_dir, stats)
     return stats
-
-
-@dataclass(frozen=True)
-class ConvertedRow:
-    """One input row's outcome: its records, serialised, or the reason it has none (with the
-    row itself, which rejected.jsonl keeps)."""
-
-    index: int
-    records: list[RecordLine]
-    error: RecordError | None
-    row: dict[str, Any] | None
 
 
 ConverterArgs = tuple[PreprocessOptions, Path, Path]
@@ -405,13 +392,14 @@ def _converted_rows(
     rows: Iterator[tuple[int, bytes | dict[str, Any]]],
     converter_args: ConverterArgs,
     workers: int,
-) -> Iterator[ConvertedRow]:
-    """Each row converted, in input order; in `workers` processes when there are several, with a
-    bounded number of chunks in flight so memory does not grow with the input."""
+) -> Iterator[ConvertedRows]:
+    """The rows converted, in input order: one at a time in this process (so a crash loses no
+    finished row), or in chunks in `workers` processes when there are several, with a bounded
+    number of chunks in flight so memory does not grow with the input."""
     if workers <= 1:
         converter = RowConverter(*converter_args)
-        for index, raw in rows:
-            yield convert_raw_row(converter, index, raw)
+        for numbered in rows:
+            yield convert_rows(converter, [numbered])
         return
     # forkserver: workers start from a clean server process, not from this one and whatever
     # threads it runs; spawn where there is no forkserver
@@ -422,9 +410,9 @@ def _converted_rows(
         for chunk in _chunks(rows, CHUNK_ROWS):
             pending.append(pool.apply_async(_convert_chunk, (chunk,)))
             if len(pending) >= CHUNKS_IN_FLIGHT_PER_WORKER * workers:
-                yield from pending.popleft().get()
+                yield pending.popleft().get()
         while pending:
-            yield from pending.popleft().get()
+            yield pending.popleft().get()
 
 
 def _chunks(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
@@ -437,19 +425,31 @@ def _start_worker(*converter_args: Any) -> None:
     _worker_converter = RowConverter(*converter_args)
 
 
-def _convert_chunk(chunk: list[tuple[int, bytes | dict[str, Any]]]) -> list[ConvertedRow]:
+def _convert_chunk(chunk: list[tuple[int, bytes | dict[str, Any]]]) -> ConvertedRows:
     assert _worker_converter is not None, "the pool's initializer builds the converter"
-    return [convert_raw_row(_worker_converter, index, raw) for index, raw in chunk]
+    return convert_rows(_worker_converter, chunk)
 
 
-def convert_raw_row(
-    converter: RowConverter, index: int, raw: bytes | dict[str, Any]
-) -> ConvertedRow:
-    """A raw row (text or a dataset's dict) through parsing and conversion."""
-    row = read_row(raw)
-    records, err = _convert_row(converter, index, row)
-    kept_row = row if err is not None and not isinstance(row, RecordError) else None
-    return ConvertedRow(index, [record.as_line() for record in records], err, kept_row)
+def convert_rows(
+    converter: RowConverter, rows: Iterable[tuple[int, bytes | dict[str, Any]]]
+) -> ConvertedRows:
+    """Numbered raw rows (text or a dataset's dicts) through parsing and conversion."""
+    lines: list[str] = []
+    records: list[tuple[str, str, str]] = []
+    accepted: list[tuple[int, int]] = []
+    rejected: list[tuple[int, RecordError, dict[str, Any] | None]] = []
+    for index, raw in rows:
+        row = read_row(raw)
+        built, err = _convert_row(converter, index, row)
+        if err is not None:
+            rejected.append((index, err, None if isinstance(row, RecordError) else row))
+            continue
+        accepted.append((index, len(built)))
+        for record in built:
+            lines.append(record.to_json())
+            records.append((record.id, record.kind, record.answer))
+    text = "".join(line + "\n" for line in lines).encode()
+    return ConvertedRows(text, records, accepted, rejected)
 
 
 def _convert_row(

@@ -21,6 +21,7 @@ from mmcritic.data.schema import (
     DATA_FILE,
     REJECTED_FILE,
     STATS_FILE,
+    ConvertedRows,
     Record,
     RecordError,
     RecordLine,
@@ -189,6 +190,47 @@ class DatasetWriter:
         self.rows_done += 1
         if self.rows_done % self.checkpoint_every == 0:
             self.checkpoint()
+
+    def add_rows(self, converted: ConvertedRows) -> None:
+        """Accounts for consecutive input rows at once: their records in one write, their
+        rejections, one checkpoint at the end if one fell due. Rows whose ids repeat each other
+        or an id already written go one by one through `add_row`, so the first of an id is kept
+        exactly as a one-row-at-a-time run keeps it."""
+        ids = [record_id for record_id, _, _ in converted.records]
+        if len(set(ids)) < len(ids) or not self._ids.isdisjoint(ids):
+            self._add_one_by_one(converted)
+            return
+        for index, rejection, row in converted.rejected:
+            self._write_rejection(rejection, row, index)
+        self._data.write(converted.lines)
+        self._ids.update(ids)
+        self.stats.read += converted.rows
+        self.stats.written += len(ids)
+        self.stats.augmented += len(ids) - len(converted.accepted)
+        self.stats.kinds.update(kind for _, kind, _ in converted.records)
+        self.stats.label_balance.update(
+            answer for _, kind, answer in converted.records if kind == "pairwise"
+        )
+        checkpoints_due = self.rows_done // self.checkpoint_every
+        self.rows_done += converted.rows
+        if self.rows_done // self.checkpoint_every > checkpoints_due:
+            self.checkpoint()
+
+    def _add_one_by_one(self, converted: ConvertedRows) -> None:
+        lines = converted.lines.split(b"\n")[:-1]  # each line ends in a newline
+        records = [
+            RecordLine(record_id, kind, answer, line.decode())
+            for (record_id, kind, answer), line in zip(converted.records, lines, strict=True)
+        ]
+        rejected = {index: (rejection, row) for index, rejection, row in converted.rejected}
+        counts = dict(converted.accepted)
+        taken = 0
+        for index in sorted(counts.keys() | rejected.keys()):
+            if index in rejected:
+                self.add_row([], *rejected[index], index)
+            else:
+                self.add_row(records[taken : taken + counts[index]], row_index=index)
+                taken += counts[index]
 
     def _write_rejection(
         self, rejection: RecordError, row: dict[str, Any] | None, row_index: int | None
