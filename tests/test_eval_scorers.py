@@ -528,3 +528,99 @@ def test_docvqa_keeps_an_amount_with_its_scale_and_a_count_in_words_as_written()
         "Two hundred forty participants were enrolled.", "How many were enrolled?"
     )
     assert anls(counted, ["240"]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("response", "options", "expected"),
+    [
+        # letters in brackets of any kind, and named as an option in lower case
+        ("【C】", OPTIONS, "C"),
+        ("The answer is [B].", OPTIONS, "B"),
+        ("choice a", OPTIONS, "A"),
+        # a dash before a digit is a minus sign, not a list marker
+        ("-1/2", ["-2", "-1/2", "1/2", "2"], "B"),
+        # a few words that only one option holds in a row ...
+        ("Center pivot", ["Drip irrigation", "Flood irrigation", "Center-pivot irrigation"], "C"),
+        # ... but not words every option holds, nor letters inside an option's text
+        ("irrigation", ["Drip irrigation", "Flood irrigation", "Center-pivot irrigation"], None),
+        ("A and B", ["snails", "algae", "both a and b", "neither a nor b"], None),
+        # options the answer rules out are no pick
+        ("Option B is correct; A is wrong because it opens in white light, and C is wrong too.",
+         ["At the start.", "When the actor enters.", "At the end."], "B"),
+        # an answer cut off mid-count, or one that concludes no option fits, picks none
+        ("I count the motorcycles along the curb: 1, 2, 3, 4, 5, and then", ["2", "5"], None),
+        ("Box A is slightly too large and Box B slightly too small, so neither is clearly better.",
+         ["Box A", "Box B"], None),
+    ],
+)  # fmt: skip
+def test_the_letter_reader_reads_brackets_parts_of_options_and_rejections(
+    response, options, expected
+):
+    assert choice_letter(response, LETTERS[: len(options)], options) == expected
+
+
+def test_yes_no_reads_weighing_both_then_giving_up_and_a_lack_of_information():
+    hedge = "It could be yes, since March is high, so it might be no. I can't say for sure."
+    assert yes_no(hedge) == "unclear"
+    assert yes_no("I don't have enough information to answer this with certainty.") == "unclear"
+    assert yes_no("No. I can't say more than that without the data.") == "no"
+
+
+def test_a_heading_marks_the_final_answer_and_kimi_think_tags_are_think_tags():
+    reasoning = "The sides are 5, 5 and 8. Hmm, let me check the base... yes, it is 8, not 5."
+    assert final_answer(f"{reasoning}\n\n**Final Answer**\n\nNo, it is not equilateral.") == (
+        "No, it is not equilateral"
+    )
+    kimi = "◁think▷It lists Robert L. Hughes, Chairman.◁/think▷Robert L. Hughes"
+    assert text_answer(kimi, "Who is the chairman?") == "Robert L. Hughes"
+    assert final_answer("### Final Answer\n**Acme Laboratories, Inc.**") == (
+        "Acme Laboratories, Inc."
+    )
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "expected"),
+    [
+        # what a self-correction settles on
+        ("The invoice number is 47-1129. Wait, the last two digits are 9 then 2, so it is "
+         "47-1192.", "What is the invoice number?", "47-1192"),
+        # a code joined by a hyphen is read whole, not as its number
+        ("Actually, the last digit is a 1, so the lot number is B-0451.",
+         "What is the lot number?", "B-0451"),
+        # a markdown table's row, and the sentence that answers after a list
+        ("| Field | Value |\n|---|---|\n| Report date | May 5, 1994 |",
+         "What is the date of the report?", "May 5, 1994"),
+        ("The document mentions two cities:\n- Chicago (venue)\n- Boston (registration)\n\n"
+         "The conference is held in Chicago.", "In which city is the conference held?",
+         "Chicago"),
+        # two readings are none
+        ('The subject reads either "Project Greenleaf" or "Project Greenfield"; I cannot say.',
+         "What is the project's name?", ""),
+    ],
+)  # fmt: skip
+def test_text_answers_read_corrections_tables_lists_and_codes(response, question, expected):
+    assert text_answer(response, question) == expected
+
+
+def test_counts_in_chinese_numerals_and_values_on_separate_lines():
+    assert numeric_match("图中有两辆自行车。", "2", question="How many bicycles are there?")
+    assert not relaxed_match("2016\n2017", "2017")
+    assert relaxed_match("**Step 2: Read the value.** It reads 27%.\n\n*Answer*: 27%", "27")
+    assert not substring_match('It appears to be "quickly", though it might also be "quietly".',
+                               ["quickly"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("critique", "expected"),
+    [
+        ("### Verdict\n\n**Response 1** is better.", "1"),
+        ("第一个回答把狐狸认成了狼。\n\n我更倾向于第二个回答。", "2"),
+        ("Answer 2 is more helpful overall. Which one is better depends on what the user values;"
+         " either could reasonably be preferred.", None),
+    ],
+)  # fmt: skip
+def test_a_critic_verdict_in_words_is_read_through_markup_chinese_and_hedges(critique, expected):
+    from mmcritic.rewards.parsing import parse_judgement, parse_verdict
+
+    assert parse_judgement(critique).choice == expected
+    assert parse_verdict(critique).choice is None  # the training reward reads boxes only

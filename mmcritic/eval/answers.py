@@ -26,6 +26,7 @@ from mmcritic.eval.statements import (
     offers_alternatives,
     sentences,
     stating_clause,
+    without_final_period,
 )
 from mmcritic.rewards.answers import final_boxed
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
@@ -35,7 +36,9 @@ _TEXT_MACRO = re.compile(
 )
 _ANSWER_PHRASE = re.compile(
     r"(?:final\s+answer|correct\s+answer|best\s+answer|correct\s+option|answer)"
-    r"\s*(?:is|should\s+be|would\s+be|=|:)\s*:?\s*"
+    r"[*_]*\s*(?:is|should\s+be|would\s+be|=|:)\s*:?\s*"  # "*Answer*: 27%"
+    # a heading line of its own: "**Final Answer**", "### Answer"
+    r"|(?:^|\n)[#*\s]*(?:final\s+)?answer[*\s]*:?[*]*[ \t]*\n\s*"
     # Chinese: 答案是 / 答案为 / 答案： / 最终答案 / (故|所以|应)选 (the answer is, choose)
     r"|(?:最终|正确)?答案\s*(?:应该?|应当)?\s*(?:是|为|：|:)\s*|(?:故|所以|因此|应|应该)?选(?:择|项)?\s*(?:是|为|：|:)?\s*",
     re.IGNORECASE,
@@ -80,6 +83,13 @@ _NUMBER_WORD = re.compile(
     rf"nine))?|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
     re.IGNORECASE,
 )
+_CJK_DIGITS = dict(zip("一二两三四五六七八九", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+# a count in Chinese numerals, read only before a measure word (个, 辆, 只, ...): "两辆自行车"
+_CJK_COUNT = re.compile(
+    r"(?<![一二两三四五六七八九十百千])(?=[一二两三四五六七八九十])"
+    r"(?:(?P<tens>[二三四五六七八九])?(?P<ten>十))?(?P<units>[一二两三四五六七八九])?"
+    r"(?=[个辆只张条位名人本台棵座朵块件头匹栋把次层种艘架])"
+)
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
@@ -102,8 +112,13 @@ _TOTAL = re.compile(
     r"(\d[\d,]*)\b(?:\s+(?:in\s+total|in\s+all|altogether|overall))?",
     re.IGNORECASE,
 )
-# a response cut off before its value: it ends on "is", "equals", "=", "of", "the" ...
-_DANGLING = re.compile(r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an)\s*$|[=:]\s*$", re.I)
+# a response cut off before its value: it ends on "is", "equals", "=", "of", "the", a
+# conjunction or preposition ("5, and then", "moving at"), or a dash or comma after a label
+_DANGLING = re.compile(
+    r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|in|on|with|for|"
+    r"from|by|that|which|because)\s*$|[=:,–—]\s*$|\s-\s*$",
+    re.I,
+)
 _OF_THEM = re.compile(r"(?<![\w.])(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
@@ -132,7 +147,7 @@ def final_answer(text: str) -> str:
     if stated is not None:
         return stated
     region = answer_region(text)
-    tags = normalize_tags(text)
+    tags = think_tags(text)
     unclosed = THINK_OPEN in tags and THINK_CLOSE not in tags
     if unclosed and not _ENDS_STATEMENT.search(region.rstrip()):
         return ""  # still thinking when cut off: "<think> ... or cultural lag, which"
@@ -147,7 +162,7 @@ def stated_answer(text: str) -> str | None:
     `mmcritic.inference` reads it; then a box in the answer text; then the `answer` of a JSON
     object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
     line."""
-    boxed = final_boxed(text)
+    boxed = final_boxed(think_tags(text))
     if boxed is not None:
         return clean_latex(boxed)
     region = answer_region(text)
@@ -167,14 +182,20 @@ def stated_answer(text: str) -> str | None:
         tail = _STATED_END.split(region[phrase.end() :].strip(), maxsplit=1)[0]
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
         if tail.strip():
-            return clean_latex(tail).rstrip(".").strip().strip("'\"“”‘’").strip()
+            return without_final_period(clean_latex(tail)).strip().strip("'\"“”‘’").strip()
     return None
 
 
 def answer_region(text: str) -> str:
-    text = normalize_tags(text)
+    text = think_tags(text)
     close = text.rfind(THINK_CLOSE)
     return text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
+
+
+def think_tags(text: str) -> str:
+    """Think tags as `<think>` / `</think>`, Kimi-VL's `◁think▷` / `◁/think▷` included (for
+    reading an answer only: the training reward's format asks for `<think>` itself)."""
+    return normalize_tags(text.replace("◁think▷", THINK_OPEN).replace("◁/think▷", THINK_CLOSE))
 
 
 def json_answer(text: str) -> str | None:
@@ -380,8 +401,16 @@ def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS
 
 
 def number_word(text: str) -> str:
-    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35."""
-    return _NUMBER_WORD.sub(_digits, text)
+    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35, and
+    a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
+    return _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
+
+
+def _cjk_digits(match: re.Match) -> str:
+    tens, ten, units = match.group("tens", "ten", "units")
+    if not ten:
+        return str(_CJK_DIGITS[units])
+    return str(_CJK_DIGITS.get(tens, 1) * 10 + _CJK_DIGITS.get(units, 0))
 
 
 def _digits(match: re.Match) -> str:

@@ -27,6 +27,8 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.statements import (
     CORRECTION,
+    LEADING_ARTICLE,
+    NEGATION,
     OR_POSSIBLY,
     main_clause,
     offers_alternatives,
@@ -41,6 +43,9 @@ _LEADING_LETTER = re.compile(
     # "A, not B", "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
 )
+_BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
+_NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
+_EDGE_DASHES = re.compile(r"^[-—–\s]+(?!\d)|[-—–\s]+$")
 _OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
 # two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
 _LETTER_ALTERNATIVES = re.compile(
@@ -86,9 +91,11 @@ _EITHER_ONE = re.compile(
 )
 # between two options an echo of the option list runs through: ", ", "; ", a line break, "and"
 _ECHO_SEPARATOR = re.compile(r"[\s,;.]*(?:(?:and|or)\s+)?")
-# what follows a mention the answer sets against its pick: "The McMurray test (A), by contrast,"
+# what follows a mention the answer sets against its pick or rules out: "The McMurray test (A),
+# by contrast,", "A is wrong because ...", "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
-    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*(?:by\s+contrast|in\s+contrast|on\s+the\s+other\s+hand)\b",
+    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*(?:by\s+contrast|in\s+contrast|on\s+the\s+other\s+hand|"
+    r"(?:is|are)\s+(?:wrong|incorrect|false|eliminated|ruled\s+out|not\s+(?:correct|right)))\b",
     re.IGNORECASE,
 )
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -96,6 +103,12 @@ _CJK_ORDINALS = dict(zip("一二三四五六七八", _ORDINALS, strict=True))
 _CJK_ORDINAL = re.compile(r"第([一二三四五六七八])")
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 _NEITHER = re.compile(r"^(?:neither|none\s+of\s+(?:the|them|these))\b", re.IGNORECASE)
+# a conclusion that no option is right: "so neither is clearly better", "none of them fits"
+_NONE_FITS = re.compile(
+    r"\b(?:neither|none\s+of\s+(?:them|these|the\s+\w+))\s+(?:(?:one|option|choice|answer|box|image)"
+    r"\s+)?(?:is|are|fits?|matches?|seems?|looks?|applies|works?)\b",
+    re.IGNORECASE,
+)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(
     r",?\s+\b(?:because|since|as\s+it|as\s+they|then|with\s+(?:a|an|the))\b", re.IGNORECASE
@@ -106,7 +119,6 @@ _TURN_OR_CONCLUSION = re.compile(
     re.IGNORECASE,
 )
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
-_NEGATED = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
 _SEVERAL_LETTERS = re.compile(
     r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
 )
@@ -170,7 +182,7 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     Unlike MMMU, which draws a random letter when nothing matches, no match is None, so a score
     never depends on chance. See https://github.com/MMMU-Benchmark/MMMU/blob/main/eval/eval_utils.py.
     """
-    core = plain_math(fold(text)).translate(MARKUP).strip(EDGE_PUNCTUATION + "\n\t")
+    core = _letters_marked(plain_math(fold(text)), letters).strip(EDGE_PUNCTUATION + "\n\t")
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
     corrections = list(CORRECTION.finditer(core))
     if corrections:  # "The answer is (C). Wait — ... So the correct point is (B).": after it
@@ -180,11 +192,30 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     return _read(core, letters, options)
 
 
+def _letters_marked(text: str, letters: Sequence[str]) -> str:
+    """The answer without markup, its letters in brackets of any kind as `(B)` ("【B】", "[B]")
+    and a letter named as an option in any case as its capital ("choice a" is choice (A))."""
+    text = text.translate(MARKUP).translate(_BRACKETS)
+    return _NAMED_LETTER.sub(
+        lambda m: (
+            f"{m.group(1)} ({m.group(2).upper()})" if m.group(2).upper() in letters else m.group()
+        ),
+        text,
+    )
+
+
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
-    core = core.strip(EDGE_PUNCTUATION + "\n\t—–-")
+    # a dash before a digit is a minus sign ("-1/2"), not a list marker
+    core = _EDGE_DASHES.sub("", core.strip(EDGE_PUNCTUATION + "\n\t—–")).strip(
+        EDGE_PUNCTUATION + "\n\t"
+    )
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
-    named = _option_named(core, letters, options) or _one_option_in_short(core, letters, options)
+    named = (
+        _option_named(core, letters, options)
+        or _one_option_in_short(core, letters, options)
+        or _part_of_one_option(core, letters, options)
+    )
     if named is not None:
         return Choice(named, "option_text")
     core = _without_option_echo(core, letters, options)
@@ -347,6 +378,23 @@ def _one_option_in_short(core: str, letters: Sequence[str], options: Sequence[st
     return hits.pop() if len(hits) == 1 else None
 
 
+def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """For a bare answer of a few words, the one option whose text holds them in a row ("Center
+    pivot" for "Center-pivot irrigation"; "5" for "5 cm" beside "15 cm"); None when several do
+    ("irrigation") or it names letters ("A and B" is no part of "Both A and B")."""
+    if _LEADING_LETTER.match(core) or any(x.upper() in letters for x in option_words(core).split()):
+        return None
+    words = LEADING_ARTICLE.sub("", option_words(core))
+    if not words or len(words.split()) > 3:
+        return None
+    holding = [
+        letter
+        for letter, option in zip(letters, options, strict=False)
+        if f" {words} " in f" {option_words(str(option))} "
+    ]
+    return holding[0] if len(holding) == 1 else None
+
+
 def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether the answer names two options at once ("Both A and C remain constant", "so both A
     and B are correct"), unless an option itself reads "Both A and B"."""
@@ -377,7 +425,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
         not parts
         or _TURN_OR_CONCLUSION.search(core)
         or CORRECTION.search(core)
-        or _NEGATED.search(parts[0])
+        or NEGATION.search(parts[0])
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick
     ):
         return None
@@ -415,16 +463,18 @@ def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
 
 def opens_with_letter(text: str, letters: Sequence[str]) -> bool:
     """Whether an answer opens with one of the option letters marked as one (`(B)`, `B.`)."""
-    leading = _LEADING_LETTER.match(fold(text).translate(MARKUP).strip())
+    leading = _LEADING_LETTER.match(_letters_marked(fold(text), letters).strip())
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     return letter.upper() in letters and bool(letter)
 
 
 def _ends_unable(core: str, letters: Sequence[str]) -> bool:
-    """Whether the answer's last sentence says it cannot tell and names no option after that
-    ("... appears in both option B and option D. I cannot determine which one is correct.")."""
+    """Whether the answer's last sentence says it cannot tell, or that no option is right, and
+    names no option after that ("... appears in both option B and option D. I cannot determine
+    which one is correct."; "Box A is too large and Box B too small, so neither is clearly
+    better.")."""
     last = sentences(core)[-1:]
-    unable = CANNOT_TELL.search(last[0].lower()) if last else None
+    unable = (CANNOT_TELL.search(last[0].lower()) or _NONE_FITS.search(last[0])) if last else None
     if unable is None:
         return False
     after = f" {last[0][unable.end() :]} "

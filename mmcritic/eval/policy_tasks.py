@@ -34,7 +34,13 @@ from mmcritic.eval.scorers import (
     relaxed_match,
     substring_match,
 )
-from mmcritic.eval.statements import STOP_WORDS, content_words, offers_alternatives, settled_part
+from mmcritic.eval.statements import (
+    NEGATION,
+    STOP_WORDS,
+    content_words,
+    offers_alternatives,
+    settled_part,
+)
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
@@ -526,7 +532,9 @@ def _realworldqa_score(answer: str, problem: Problem) -> Scored:
     if parse_number(target) is not None and _PLAIN_NUMBER.fullmatch(target.strip()):
         return Scored(answer, float(numeric_match(answer, target, question=problem.question)))
     stated = text_answer(answer, problem.question)
-    said = (stated, answer, _without_question_words(stated, problem.question))
+    said = [stated, answer, _without_question_words(stated, problem.question)]
+    if not NEGATION.search(answer):  # "It is on the right side of the road." says "right"
+        said.append(_without_question_words(answer, problem.question))
     return Scored(answer, float(any(same_words(text, target) for text in said)))
 
 

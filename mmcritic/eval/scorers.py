@@ -82,6 +82,8 @@ _TWO_READINGS = re.compile(
     rf"{OR_POSSIBLY}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
     re.IGNORECASE,
 )
+# bare values on lines of their own and nothing else
+_VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 _CLAUSE_END = re.compile(r"[.;!?\n]")
 _EQUATION = re.compile(r"[A-Za-z]\w*\s*=[^=]+$")
 _FORMULA = re.compile(r"π|√|\\(?:pi|sqrt|frac)|\d\s*[a-z]\b|\^")
@@ -129,6 +131,8 @@ def relaxed_match(
     target = str(target).strip()
     if plain_words(target) in ("yes", "no"):
         return yes_no(prediction) == plain_words(target)
+    if _VALUE_LINES.fullmatch(prediction) and len(set(prediction.split())) > 1:
+        return False  # "2016\n2017": two values, one on each line
     span = answer_span(prediction, question)
     expected = parse_number(target) if _is_plain_number(target) else None
     if expected is None:

@@ -35,10 +35,15 @@ MONTH_ABBREVIATIONS = r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec"
 _ABBREVIATED = re.compile(
     rf"\b(?:[A-Z]|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|vs|etc|e\.g|i\.e|{MONTH_ABBREVIATIONS})\.$"
 )
+# a word abbreviation whose period belongs to an answer: "Acme Laboratories, Inc.", "5 p.m."
+_WORD_ABBREVIATION = re.compile(
+    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
+)
+_EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
 _ALTERNATIVES = (
     re.compile(r"\d\s*[–—]\s*[$€£]?\d"),  # a range: "5–7 years", "2019–2020"
     re.compile(r"\bbetween\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE),
-    re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE),
+    _EITHER_OR,
     re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE),
     re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE),
     # two values: "65° or 115°", "$5 or $6", "3 or 4 cars"
@@ -47,8 +52,11 @@ _ALTERNATIVES = (
         r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
     ),
 )
-# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B"
-OR_POSSIBLY = r"\bor\s+(?:possibly|perhaps|maybe|probably)\b"
+# a negated statement: "not", "never", "isn't"
+NEGATION = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
+# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
+# "quickly, though it might also be quietly"
+OR_POSSIBLY = r"\bor\s+(?:possibly|perhaps|maybe|probably)\b|\b(?:might|could|may)\s+also\s+be\b"
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
 _CORRECTIONS = (
@@ -276,3 +284,16 @@ def topic_words(text: str) -> set[str]:
 def content_words(text: str) -> set[str]:
     """Lower-cased words of a text, stop words left out."""
     return {word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS}
+
+
+def without_final_period(text: str) -> str:
+    """An answer without the period that ends its sentence, kept where it closes an
+    abbreviation ("Acme Laboratories, Inc." stays whole)."""
+    return text if _WORD_ABBREVIATION.search(text) else text.rstrip(".")
+
+
+def offers_two_readings(text: str) -> bool:
+    """Whether a text answer offers two readings ("either "Project Greenleaf" or "Project
+    Greenfield"", "X, or possibly Y"); unlike `offers_alternatives`, a range or two numbers are
+    not two readings, since a document's answer may be one ("1985-1990")."""
+    return _EITHER_OR.search(text) is not None or re.search(OR_POSSIBLY, text, re.I) is not None

@@ -20,14 +20,17 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.statements import (
     CONCLUSION,
+    CORRECTION,
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
     content_words,
     main_clause,
+    offers_two_readings,
     sentences,
     settled_part,
     stating_clause,
+    without_final_period,
 )
 
 _TEXT_KEY_PHRASES = (
@@ -85,13 +88,13 @@ _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 # a number as printed, with its currency, percent or scale word: "$1.2 million", "240", "12%"
+# a number standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
-    r"(?<![\w.,])[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:%|\s+(?:million|billion|thousand|trillion)\b)?"
-    r"(?![\w])"
+    r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
+    r"(?:%|\s+(?:million|billion|thousand|trillion)\b)?(?![\w]|-\w)"
 )
-_ABBREVIATION = re.compile(
-    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
-)
+_LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
+_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
 _QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
 
 
@@ -109,9 +112,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     stated = stated_answer(response)
     if stated is not None:
         return _trimmed(stated)
-    answer = clean_latex(answer_region(response), keep_bold=True)
+    answer = _settled(clean_latex(answer_region(response), keep_bold=True))
     plain = clean_latex(LATEX_INLINE.sub(r"\1", answer))
-    lines = [line.strip() for line in plain.splitlines() if line.strip()]
+    lines = _answer_lines(plain, question)
     if not lines:
         return ""
     marked = [span for span in BOLD.findall(answer) if not span.rstrip().endswith(":")]
@@ -128,6 +131,8 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     settled = settled_part(sentence)
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"
+    if offers_two_readings(sentence):
+        return ""  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
     quoted = _QUOTED.findall(sentence)
     if quoted:
@@ -178,6 +183,35 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if _ASKS_WHO.match(question):
         tail = _APPOSITIVE.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President of ..."
     return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
+
+
+def _settled(answer: str) -> str:
+    """What an answer settles on after its last self-correction ("The invoice number is
+    47-1129. Wait, ... so it is 47-1192."), when anything follows it."""
+    corrections = list(CORRECTION.finditer(answer))
+    after = answer[corrections[-1].end() :] if corrections else ""
+    return after.strip(" ,.:;—–-") if re.search(r"\w", after) else answer
+
+
+def _answer_lines(text: str, question: str) -> list[str]:
+    """The answer's lines without list markers, with a markdown table's rows as label lines
+    ("| Report date | May 5, 1994 |" is "Report date: May 5, 1994"); only the last line when
+    it is a sentence that restates the question after a list ("- Chicago (venue)\n- Boston
+    (registration)\n\nThe conference is held in Chicago.")."""
+    lines = []
+    for line in (line.strip() for line in text.splitlines()):
+        if _TABLE_RULE.fullmatch(line) or not line:
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
+        if len(cells) > 1:
+            line = f"{cells[0]}: {', '.join(cells[1:])}"
+        lines.append(line)
+    items = [_LIST_ITEM.match(line) is not None for line in lines]
+    last = lines[-1] if lines else ""
+    restates = bool(question) and bool(content_words(last) & content_words(question))
+    if any(items[:-1]) and not items[-1] and not _is_bare(last) and restates:
+        return [last]
+    return [_LIST_ITEM.sub("", line) for line in lines]
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:
@@ -317,6 +351,6 @@ def _after_key_phrase(sentence: str) -> str:
 
 def _trimmed(span: str) -> str:
     span = span.strip().strip("\"'“”*").strip().rstrip(",;").strip()
-    if span.endswith(".") and not _ABBREVIATION.search(span):
-        span = span[:-1]
+    if span.endswith(".") and not span.endswith(".."):
+        span = without_final_period(span)
     return span.strip()

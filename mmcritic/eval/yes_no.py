@@ -22,6 +22,8 @@ CANNOT_TELL = re.compile(
     r"|\b(?:need|needs|would\s+need)\s+to\s+see\s+the\s+(?:image|picture|figure|chart|table|"
     r"map|graph|plot|photo|diagram|data)"
     # the question's figure is missing: "I'm unable to see any map ... Please upload the image"
+    r"|(?:\bnot|n't)\s+(?:have\s+)?enough\s+(?:information|context|data|detail)\b"
+    r"|\binsufficient\s+(?:information|context|data)\b"
     r"|\b(?:unable\s+to|can't|cannot|can\s+not)\s+see\s+(?:the|any|an?)\s+(?:image|picture|"
     r"figure|chart|table|map|graph|plot|photo|diagram)\b|\bplease\s+(?:upload|provide|share|"
     r"attach)\s+(?:the|an?)\s+(?:image|picture|figure|chart|table|map|graph|photo|diagram)"
@@ -80,6 +82,8 @@ def yes_no(text: str, question: str = "") -> str | None:
     corrections = list(CORRECTION.finditer(core))
     if corrections:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
         core = core[corrections[-1].end() :].strip(EDGE_PUNCTUATION)
+    if _weighs_both_then_cannot_tell(core):
+        return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled
@@ -112,6 +116,13 @@ def yes_no(text: str, question: str = "") -> str | None:
     if _COMPARATIVE.search(question.lower()) and _SAME.search(core):
         return "no"  # "Both circles are the same size." for "Is the left one larger ...?"
     return "yes" if _restates_claim(core, question) else None
+
+
+def _weighs_both_then_cannot_tell(core: str) -> bool:
+    """Whether an answer names both yes and no and ends saying it cannot tell."""
+    said = {"yes" if m.group("yes") else "no" for m in _EXPLICIT_YES_NO.finditer(core)}
+    last = re.split(r"(?<=[.!?])\s+", core)[-1]
+    return said == {"yes", "no"} and CANNOT_TELL.search(last) is not None
 
 
 def _settled_reading(core: str, question: str) -> str | None:

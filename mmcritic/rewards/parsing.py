@@ -315,7 +315,10 @@ _PHRASED_VERDICTS = re.compile(
     r"choice)[\"']\s*:\s*[\"']?\s*(?:" + _WHO + r")?(?P<j>[12ab])\b"
     # Chinese: 回答2更好 / 答案2更好 / 第二个回答更好 ((answer) 2 is better)
     r"|(?:回答|答案|响应|回复)\s*(?P<k>[12ab一二])\s*(?:更好|更佳|更优|较好)"
-    r"|第\s*(?P<m>[12一二])\s*个?(?:回答|答案|响应|回复)\s*(?:更好|更佳|更优|较好)",
+    r"|第\s*(?P<m>[12一二])\s*个?(?:回答|答案|响应|回复)\s*(?:更好|更佳|更优|较好)"
+    # 我更倾向于第二个回答 / 我选择回答1 (I lean towards / choose the second answer)
+    r"|(?:倾向于|偏向于?|偏好|更喜欢|选择|选)\s*(?:第\s*(?P<p>[12一二])\s*个?|(?:回答|答案|响应|回复)\s*"
+    r"(?P<q>[12ab一二]))",
     re.IGNORECASE,
 )
 # Verdicts the critic marks as its overall or final one: they settle what came before them.
@@ -350,9 +353,10 @@ _UNDECIDED = re.compile(
     r"\b(?:hard|difficult|impossible)\s+to\s+(?:say|tell|decide|choose)|\b(?:can\s*not|can't|"
     r"unable\s+to)\s+(?:decide|choose|pick|determine\s+which)|too\s+close\s+to\s+call|"
     r"\b(?:it's|it\s+is)\s+a\s+tie\b|\bequally\s+(?:good|bad|valid|strong|weak)\b|"
-    r"\b(?:i'm|i\s+am)\s+(?:not\s+sure|unsure|uncertain)\b|\bor\s+(?:perhaps|maybe)\s+(?:"
-    + _WHO
-    + r")?[12ab]\b",
+    r"\b(?:i'm|i\s+am)\s+(?:not\s+sure|unsure|uncertain)\b|"
+    r"\beither\s+(?:one\s+)?(?:could|can|might|may)\s+(?:\w+\s+)?be\s+(?:preferred|chosen|"
+    r"better|considered\s+better)|\bwhich\s+(?:one\s+)?is\s+better\s+depends\b|"
+    r"\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b",
     re.IGNORECASE,
 )
 
@@ -434,7 +438,7 @@ def _stated_verdict(answer: str) -> str | None:
     the answer settles on it (`_SETTLES` between the last disagreeing statement and it) and does
     not take it back (`_UNDECIDED` after it); None otherwise. An echo of the judge prompt's
     instruction (`[[A]] if Assistant A is better`) states nothing."""
-    text = answer[-20_000:]
+    text = answer[-20_000:].translate(_STRIPPED)  # "**Response 1** is better"
     stated = [
         (match, _meaning(match))
         for match in _PHRASED_VERDICTS.finditer(text)
