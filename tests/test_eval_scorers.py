@@ -624,3 +624,10 @@ def test_a_critic_verdict_in_words_is_read_through_markup_chinese_and_hedges(cri
 
     assert parse_judgement(critique).choice == expected
     assert parse_verdict(critique).choice is None  # the training reward reads boxes only
+
+
+def test_math_answers_match_a_gold_with_units_and_a_named_point():
+    assert math_equal("60", "60 cm^3")
+    assert not math_equal("61", "60 cm^3")
+    assert math_equal("Set x - 1 = -x + 3, so x = 2 and y = 1.\n\nThe point is P(2, 1).", "(2,1)")
+    assert not math_equal("The point is P(2, 2).", "(2,1)")

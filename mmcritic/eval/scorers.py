@@ -58,6 +58,7 @@ _UNIT = re.compile(
     r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:cm|mm|km|m|units?|square units|"
     r"degrees?|inches|feet|ft)(?:\^?\{?[23]\}?|²|³)?)\s*$"
 )
+_POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
 # a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
 _QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE)
 _UNIT_SCALE = {
@@ -343,10 +344,20 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     if offers_alternatives(span):
         return False  # "So angle 1 is 65° or 115°."
     gold_text = str(target)
+    golds = dict.fromkeys([gold_text, _math_form(gold_text)])  # "60 cm^3" is also 60
     for candidate in _math_candidates(prediction, span, gold_text):
-        if _squash(candidate) == _squash(gold_text) or _verify(candidate, gold_text):
-            return True
+        for gold in golds:
+            if gold and (_squash(candidate) == _squash(gold) or _verify(candidate, gold)):
+                return True
     return False
+
+
+def _math_form(text: str) -> str:
+    """A value as math-verify reads it: Unicode math as LaTeX, without a trailing unit, a final
+    full stop or a point's name ("P(2, 1)" is the point (2, 1))."""
+    powers = text.replace("²", "^2").replace("³", "^3")  # "(x − 1)²", before NFKC
+    latex = _UNIT.sub("", _as_latex(fold(powers))).strip().rstrip(".")
+    return _POINT_NAME.sub("", latex)
 
 
 def _math_candidates(prediction: str, span: str, gold: str = "") -> list[str]:
@@ -363,8 +374,7 @@ def _math_candidates(prediction: str, span: str, gold: str = "") -> list[str]:
     candidates = []
     for span in spans:
         for part in span.split("≈"):
-            powers = part.replace("²", "^2").replace("³", "^3")  # "(x − 1)²", before NFKC
-            latex = _UNIT.sub("", _as_latex(fold(powers))).strip().rstrip(".")
+            latex = _math_form(part)
             if latex and latex not in candidates:
                 candidates.append(latex)
     return candidates
