@@ -631,3 +631,8 @@ def test_math_answers_match_a_gold_with_units_and_a_named_point():
     assert not math_equal("61", "60 cm^3")
     assert math_equal("Set x - 1 = -x + 3, so x = 2 and y = 1.\n\nThe point is P(2, 1).", "(2,1)")
     assert not math_equal("The point is P(2, 2).", "(2,1)")
+
+
+def test_a_length_in_inches_is_not_cut_off_before_its_value():
+    assert math_equal("The side is 12 in", "12")
+    assert not math_equal("Using the formula, the side is found in", "12")

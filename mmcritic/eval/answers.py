@@ -115,8 +115,8 @@ _TOTAL = re.compile(
 # a response cut off before its value: it ends on "is", "equals", "=", "of", "the", a
 # conjunction or preposition ("5, and then", "moving at"), or a dash or comma after a label
 _DANGLING = re.compile(
-    r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|in|on|with|for|"
-    r"from|by|that|which|because)\s*$|[=:,–—]\s*$|\s-\s*$",
+    r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|on|with|for|"
+    r"from|by|that|which|because|(?<![\d.]\s)in)\s*$|[=:,–—]\s*$|\s-\s*$",  # "12 in": inches
     re.I,
 )
 _OF_THEM = re.compile(r"(?<![\w.])(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
