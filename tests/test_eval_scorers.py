@@ -25,6 +25,7 @@ from mmcritic.eval.scorers import (
 )
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.rewards.parsing import parse_judgement, parse_verdict
 
 LETTERS = ["A", "B", "C", "D"]
 OPTIONS = ["Paris", "London", "Berlin", "Madrid"]
@@ -620,8 +621,6 @@ def test_counts_in_chinese_numerals_and_values_on_separate_lines():
     ],
 )  # fmt: skip
 def test_a_critic_verdict_in_words_is_read_through_markup_chinese_and_hedges(critique, expected):
-    from mmcritic.rewards.parsing import parse_judgement, parse_verdict
-
     assert parse_judgement(critique).choice == expected
     assert parse_verdict(critique).choice is None  # the training reward reads boxes only
 

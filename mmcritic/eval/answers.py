@@ -22,6 +22,7 @@ from mmcritic.eval.statements import (
     CORRECTION,
     LEADING_ARTICLE,
     LONG_ASIDE,
+    after_last_correction,
     main_clause,
     offers_alternatives,
     sentences,
@@ -298,9 +299,9 @@ def answer_span(response: str, question: str | None = None) -> str:
         ):
             return _equated_value(parts[last][0], question)
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
-    corrections = list(CORRECTION.finditer(text))
-    if corrections:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so the area is 8π."
-        text = text[corrections[-1].end() :]
+    corrected = after_last_correction(text)
+    if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
+        text = corrected
     counted = stated_count(text, question)
     if counted is not None:
         return counted

@@ -30,6 +30,7 @@ from mmcritic.eval.statements import (
     LEADING_ARTICLE,
     NEGATION,
     OR_POSSIBLY,
+    after_last_correction,
     main_clause,
     offers_alternatives,
     sentences,
@@ -184,9 +185,9 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     """
     core = _letters_marked(plain_math(fold(text)), letters).strip(EDGE_PUNCTUATION + "\n\t")
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
-    corrections = list(CORRECTION.finditer(core))
-    if corrections:  # "The answer is (C). Wait — ... So the correct point is (B).": after it
-        settled = _read(core[corrections[-1].end() :], letters, options)
+    corrected = after_last_correction(core)
+    if corrected is not None:  # "The answer is (C). Wait — ... So the correct point is (B)."
+        settled = _read(corrected, letters, options)
         if settled.letter is not None:
             return settled
     return _read(core, letters, options)
@@ -382,9 +383,10 @@ def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str
     """For a bare answer of a few words, the one option whose text holds them in a row ("Center
     pivot" for "Center-pivot irrigation"; "5" for "5 cm" beside "15 cm"); None when several do
     ("irrigation") or it names letters ("A and B" is no part of "Both A and B")."""
-    if _LEADING_LETTER.match(core) or any(x.upper() in letters for x in option_words(core).split()):
+    said = option_words(core)
+    if _LEADING_LETTER.match(core) or any(word.upper() in letters for word in said.split()):
         return None
-    words = LEADING_ARTICLE.sub("", option_words(core))
+    words = LEADING_ARTICLE.sub("", said)
     if not words or len(words.split()) > 3:
         return None
     holding = [

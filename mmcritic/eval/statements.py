@@ -286,6 +286,13 @@ def content_words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS}
 
 
+def after_last_correction(text: str) -> str | None:
+    """What follows an answer's last self-correction ("The answer is (C). Wait — ... (B)");
+    None when it corrects nothing."""
+    corrections = list(CORRECTION.finditer(text))
+    return text[corrections[-1].end() :] if corrections else None
+
+
 def without_final_period(text: str) -> str:
     """An answer without the period that ends its sentence, kept where it closes an
     abbreviation ("Acme Laboratories, Inc." stays whole)."""

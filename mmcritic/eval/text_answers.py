@@ -20,10 +20,10 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.statements import (
     CONCLUSION,
-    CORRECTION,
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
+    after_last_correction,
     content_words,
     main_clause,
     offers_two_readings,
@@ -87,8 +87,8 @@ _CJK_COPULA = re.compile(r"(?<=[\u4e00-\u9fff])(?:是|为)\s*")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
-# a number as printed, with its currency, percent or scale word: "$1.2 million", "240", "12%"
-# a number standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
+# a number as printed, with its currency, percent or scale word ("$1.2 million", "240", "12%"),
+# standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
     r"(?:%|\s+(?:million|billion|thousand|trillion)\b)?(?![\w]|-\w)"
@@ -188,8 +188,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
 def _settled(answer: str) -> str:
     """What an answer settles on after its last self-correction ("The invoice number is
     47-1129. Wait, ... so it is 47-1192."), when anything follows it."""
-    corrections = list(CORRECTION.finditer(answer))
-    after = answer[corrections[-1].end() :] if corrections else ""
+    after = after_last_correction(answer) or ""
     return after.strip(" ,.:;—–-") if re.search(r"\w", after) else answer
 
 

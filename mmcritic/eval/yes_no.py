@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
-from mmcritic.eval.statements import CORRECTION, content_words
+from mmcritic.eval.statements import after_last_correction, content_words
 
 _UNCLEAR = re.compile(
     r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know)"
@@ -79,9 +79,9 @@ def yes_no(text: str, question: str = "") -> str | None:
     ABC equal to 60 degrees?") is yes."""
     unquoted = _QUOTED.sub(" ", fold(text))  # "The sign says 'No Parking'. Yes."
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
-    corrections = list(CORRECTION.finditer(core))
-    if corrections:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
-        core = core[corrections[-1].end() :].strip(EDGE_PUNCTUATION)
+    corrected = after_last_correction(core)
+    if corrected is not None:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
+        core = corrected.strip(EDGE_PUNCTUATION)
     if _weighs_both_then_cannot_tell(core):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
