@@ -635,3 +635,58 @@ def test_math_answers_match_a_gold_with_units_and_a_named_point():
 def test_a_length_in_inches_is_not_cut_off_before_its_value():
     assert math_equal("The side is 12 in", "12")
     assert not math_equal("Using the formula, the side is found in", "12")
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("<answer>C</answer>", "C"),
+        ("<think>The skull encloses the brain.</think><answer>D</answer>", "D"),
+        ("<b>B</b>", "B"),
+        ("The answer is <strong>A</strong>.", "A"),
+    ],
+)
+def test_html_answer_tags_and_bold_hold_the_answer(response, expected):
+    assert choice_letter(final_answer(response), LETTERS, OPTIONS) == expected
+
+
+@pytest.mark.parametrize(
+    ("critique", "expected"),
+    [
+        ('{"reason": "Answer 1 misnames the owl.", "better": "Answer 2"}', "2"),
+        ("Answer 2.", "2"),
+        ("1", "1"),
+        ("R1 sums wrong. R2 cites both rows.\n\nBetter: Response 2.", "2"),
+        ("Both are fine, R1 is terser.\n\nPick: Response 1.", "1"),
+        ("Overall Judgment: Answer 2 is better.\n\nUpon closer inspection, the stamp reads 12 May,"
+         " as Answer 1 says. I retract my earlier judgment: Answer 1 is better.", "1"),
+        ("Response 1 is better. Response 2 is better.", None),
+    ],
+)  # fmt: skip
+def test_a_critic_verdict_is_read_from_a_label_a_bare_index_and_a_retraction(critique, expected):
+    assert parse_judgement(critique).choice == expected
+    assert parse_verdict(critique).choice is None  # the training reward reads boxes only
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("so the ratio is 1/2.", 0.5),
+        ("The card lists 2 3/4 cups", 2.75),
+        ("-1/2", -0.5),
+        ("signed on 3/4/2020", 2020.0),
+        ("The highest value is 4.5 × 10^4.", 45000.0),
+        ("T = 2.5 × 10³ N·m", 2500.0),
+        ("c = 3 \\times 10^{8} m/s", 3e8),
+        ("q = 1.6×10⁻¹⁹ C", 1.6e-19),
+    ],
+)
+def test_numbers_are_read_in_the_forms_people_write_them(text, expected):
+    assert parse_number(text).value == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_scale_word_matches_the_full_value_and_a_chart_in_millions():
+    assert parse_number("About 1.5 million people.") == Number(1.5, scale=1e6)
+    assert relaxed_match("About 1.5 million people.", "1500000")
+    assert relaxed_match("About 1.5 million people.", "1.5")
+    assert not relaxed_match("About 2.5 million people.", "1500000")

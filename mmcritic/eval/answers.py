@@ -47,11 +47,27 @@ _ANSWER_PHRASE = re.compile(
 # the end of a finished statement (an unclosed think block that ends so is read as an answer)
 _ENDS_STATEMENT = re.compile(r"[.!?)\]}\"'。！？]$|^\S{1,12}$")
 _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
+# the answer tag of R1-style models prompted "<think>...</think><answer>...</answer>"
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+# HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
+_HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
+_HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 # where a stated answer ends: its line, or Chinese punctuation after it ("选C，满月。")
 _STATED_END = re.compile(r"[\n，。；！？]")
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
-_FRACTION = re.compile(r"([-+]?\d+)\s*/\s*(\d+)")
+# a fraction ending the text read so far, with the whole part of a mixed number ("2 3/4");
+# not a date's "3/4/2020" nor a decimal's "1.5/2"
+_ENDING_FRACTION = re.compile(
+    r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
+)
+# scientific notation as written: "4.5 × 10^4", "2.5 × 10³", "3 \times 10^{8}", "1.6×10⁻¹⁹"
+_TIMES_TEN = re.compile(
+    r"(?P<mantissa>\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*"
+    r"(?:\^\s*\{?\s*(?P<caret>[-+\u2212]?\d+)\s*\}?|(?P<sup>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+))"
+)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE = re.compile(r"(thousand|million|billion|trillion)\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
@@ -173,6 +189,9 @@ def stated_answer(text: str) -> str | None:
     boxes = boxed_contents(region)
     if boxes:
         return clean_latex(boxes[-1])
+    tagged = _ANSWER_TAG.findall(region)
+    if tagged:
+        return clean_latex(tagged[-1])
     stated = json_answer(region)
     if stated is not None:
         return clean_latex(stated)
@@ -221,9 +240,10 @@ def json_answer(text: str) -> str | None:
 
 
 def clean_latex(text: str, keep_bold: bool = False) -> str:
-    """Drops `\\text{}`-style wrappers, math `$...$` delimiters, `*` and backticks, LaTeX's
-    `\\%` and outer whitespace. A `$` before a number is a currency sign and stays: `$25.00`
-    is DocVQA's answer as printed."""
+    """Drops `\\text{}`-style wrappers, HTML layout tags (`<b>` is bold), math `$...$`
+    delimiters, `*` and backticks, LaTeX's `\\%` and outer whitespace. A `$` before a number is a
+    currency sign and stays: `$25.00` is DocVQA's answer as printed."""
+    text = without_html(text)
     previous = None
     while previous != text:
         previous, text = text, _TEXT_MACRO.sub(r"\1", text)
@@ -231,6 +251,12 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
     if keep_bold:
         return text.replace("`", "").strip()
     return text.translate(_EMPHASIS).strip()
+
+
+def without_html(text: str) -> str:
+    """HTML a model writes around its answer, as markdown: `<b>B</b>` is `**B**`, and layout
+    tags (`<answer>`, `<p>`, `<br>`, `<em>`, ...) are dropped."""
+    return _HTML_LAYOUT.sub("", _HTML_BOLD.sub("**", text))
 
 
 def plain_math(text: str) -> str:
@@ -468,26 +494,43 @@ class Number:
 
     value: float
     percent: bool = False
+    # a scale word stated after it: 1e6 for "1.5 million"
+    scale: float = 1.0
 
 
 def parse_number(text: str) -> Number | None:
-    """The last number in a short answer: `1,000` is 1000, `12.0%` is 12 with `percent` set,
-    `3/4` is 0.75, `$1.45` is 1.45. None when the text holds no number."""
-    cleaned = fold(_UNIT_POWER.sub("", latex_fractions(text))).strip()
+    """The last number in a short answer, as a person reads it: `1,000` is 1000, `12.0%` is
+    12 with `percent` set, `$1.45` is 1.45, `3/4` and `the ratio is 1/2` are fractions (not a
+    date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word after it
+    (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions. None
+    when the text holds no number."""
+    cleaned = _TIMES_TEN.sub(_times_ten, latex_fractions(text))
+    cleaned = fold(_UNIT_POWER.sub("", cleaned)).strip()
     cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), cleaned)
     cleaned = number_word(cleaned).translate(MARKUP)
-    fraction = _FRACTION.fullmatch(cleaned.rstrip(". "))
-    if fraction and int(fraction.group(2)):
-        return Number(int(fraction.group(1)) / int(fraction.group(2)))
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
         return None
     last = matches[-1]
+    fraction = _ENDING_FRACTION.search(cleaned[: last.end()])
+    in_date = cleaned[last.end() :].startswith("/")  # "3/4/2020"
+    if fraction and not in_date and int(fraction.group("den")):
+        whole = int(fraction.group("whole") or 0)
+        sign = -1 if whole < 0 or fraction.group("num").startswith("-") else 1
+        parts = abs(whole) + abs(int(fraction.group("num"))) / int(fraction.group("den"))
+        return Number(sign * parts)
     try:
         value = float(last.group())
     except ValueError:
         return None
-    return Number(value, cleaned[last.end() :].lstrip().startswith("%"))
+    after = cleaned[last.end() :].lstrip()
+    scale = _SCALE.match(after)
+    return Number(value, after.startswith("%"), _SCALES[scale.group(1).lower()] if scale else 1.0)
+
+
+def _times_ten(match: re.Match) -> str:
+    exponent = (match.group("caret") or fold(match.group("sup"))).translate(_MINUS_SIGNS)
+    return f"{float(match.group('mantissa')) * 10 ** int(exponent):.15g}"
 
 
 def extract_numbers(text: str) -> list[float]:

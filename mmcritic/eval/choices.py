@@ -24,6 +24,7 @@ from mmcritic.eval.answers import (
     option_words,
     plain_math,
     plain_words,
+    without_html,
 )
 from mmcritic.eval.statements import (
     CORRECTION,
@@ -194,9 +195,10 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
 
 
 def _letters_marked(text: str, letters: Sequence[str]) -> str:
-    """The answer without markup, its letters in brackets of any kind as `(B)` ("【B】", "[B]")
-    and a letter named as an option in any case as its capital ("choice a" is choice (A))."""
-    text = text.translate(MARKUP).translate(_BRACKETS)
+    """The answer without markup (HTML too), its letters in brackets of any kind as `(B)`
+    ("【B】", "[B]") and a letter named as an option in any case as its capital ("choice a" is
+    choice (A))."""
+    text = without_html(text).translate(MARKUP).translate(_BRACKETS)
     return _NAMED_LETTER.sub(
         lambda m: (
             f"{m.group(1)} ({m.group(2).upper()})" if m.group(2).upper() in letters else m.group()

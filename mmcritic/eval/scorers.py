@@ -189,6 +189,8 @@ def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> boo
     candidates = [(predicted, expected)]
     if predicted.percent != expected.percent:
         candidates.append((Number(predicted.value), Number(expected.value)))
+    if predicted.scale != 1.0:  # "1.5 million" for 1500000, or for 1.5 on a chart in millions
+        candidates.append((Number(predicted.value * predicted.scale), expected))
     return any(_within(p, e, tolerance) for p, e in candidates)
 
 

@@ -286,9 +286,8 @@ _BETTER = (
 _PHRASED_VERDICTS = re.compile(
     r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
-    r"|(?:final\s+)?(?:verdict|winner|choice)\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:"
-    + _WHO
-    + r")?\[*(?P<b>[12ab])\b"
+    r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
+    r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
     r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:clearly|slightly|overall|much|actually|"
@@ -311,8 +310,8 @@ _PHRASED_VERDICTS = re.compile(
     + r")?[12ab]\b)?"
     r"|\b" + _WHO + r"(?P<n>[12ab])\s+is\s+not\s+(?:the\s+)?(?:better|superior|preferred)\b"
     # JSON verdicts: {"better_answer": 2}, {"winner": "B"}, {"preferred_response": "1"}
-    r"|[\"'](?:better[_ ](?:answer|response)|preferred[_ ](?:answer|response)|winner|verdict|"
-    r"choice)[\"']\s*:\s*[\"']?\s*(?:" + _WHO + r")?(?P<j>[12ab])\b"
+    r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
+    r"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:" + _WHO + r")?(?P<j>[12ab])\b"
     # Chinese: 回答2更好 / 答案2更好 / 第二个回答更好 ((answer) 2 is better)
     r"|(?:回答|答案|响应|回复)\s*(?P<k>[12ab一二])\s*(?:更好|更佳|更优|较好)"
     r"|第\s*(?P<m>[12一二])\s*个?(?:回答|答案|响应|回复)\s*(?:更好|更佳|更优|较好)"
@@ -325,21 +324,22 @@ _PHRASED_VERDICTS = re.compile(
 _FINAL_GROUPS = ("a", "b", "h")
 # Between two different stated verdicts, a word that settles on the later one; without one the
 # answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
+# A critic taking back what it said before: "wait", "on closer inspection", "I retract".
+_REVISION_WORDS = (
+    r"wait|actually|on\s+(?:second|further)\s+thought|correction|re-?consider\w*|"
+    r"i\s+was\s+wrong|let\s+me\s+revise|looking\s+again|(?:up)?on\s+closer\s+(?:look|inspection)|"
+    r"i\s+made\s+(?:an\s+)?(?:error|mistake)|i\s+was\s+mistaken|i\s+retract|re-?checking"
+)
+_REVISION = re.compile(r"\b(?:" + _REVISION_WORDS + r")\b", re.IGNORECASE)
 _SETTLES = re.compile(
-    r"\b(?:wait|actually|on\s+(?:second|further)\s+thought|correction|re-?consider\w*|however|"
-    r"but|overall|in\s+conclusion|ultimately|finally|on\s+balance|therefore|thus|so|hence|"
-    r"all\s+in\s+all|in\s+the\s+end|i\s+was\s+wrong)\b",
+    r"\b(?:" + _REVISION_WORDS + r"|however|but|overall|in\s+conclusion|ultimately|finally|"
+    r"on\s+balance|therefore|thus|so|hence|all\s+in\s+all|in\s+the\s+end)\b",
     re.IGNORECASE,
 )
 _LOSER = ("l", "n")  # groups that name the worse response
 # an index in a box that is not a verdict: "1 or 2", "A and B", "the first two"
 _NAMES_INDEX = re.compile(r"(?<![\w.])(?:[12]|[ab]|first|second|1st|2nd)(?![\w.])")
-_REVISION = re.compile(
-    r"\b(?:wait|actually|on\s+(?:second|further)\s+thought|correction|re-?consider\w*|"
-    r"i\s+was\s+wrong|let\s+me\s+revise|looking\s+again|on\s+closer\s+(?:look|inspection)|"
-    r"i\s+made\s+(?:an\s+)?(?:error|mistake)|i\s+was\s+mistaken)\b",
-    re.IGNORECASE,
-)
+
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
 # "I would not say Answer 1 is better", "I don't think Response 2 is better": denied, not stated.
@@ -434,11 +434,15 @@ def _revised_after_box(answer: str) -> bool:
 
 
 def _stated_verdict(answer: str) -> str | None:
-    """The verdict stated in words, "1" or "2": the last one, when every earlier one agrees or
+    """The verdict stated in words, "1" or "2": the whole answer when it is an index alone, else
+    the last one, when every earlier one agrees or
     the answer settles on it (`_SETTLES` between the last disagreeing statement and it) and does
     not take it back (`_UNDECIDED` after it); None otherwise. An echo of the judge prompt's
     instruction (`[[A]] if Assistant A is better`) states nothing."""
     text = answer[-20_000:].translate(_STRIPPED)  # "**Response 1** is better"
+    bare = _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower())
+    if bare:  # the whole answer is an index: "2", "Answer 2."
+        return _INDEX_MEANING[bare.group("i")]
     stated = [
         (match, _meaning(match))
         for match in _PHRASED_VERDICTS.finditer(text)
