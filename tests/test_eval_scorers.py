@@ -10,6 +10,7 @@ from mmcritic.eval import metrics
 from mmcritic.eval.answers import (
     Number,
     final_answer,
+    fold,
     parse_number,
 )
 from mmcritic.eval.choices import choice_letter
@@ -690,3 +691,71 @@ def test_a_scale_word_matches_the_full_value_and_a_chart_in_millions():
     assert relaxed_match("About 1.5 million people.", "1500000")
     assert relaxed_match("About 1.5 million people.", "1.5")
     assert not relaxed_match("About 2.5 million people.", "1500000")
+
+
+def test_written_numbers_reach_every_numeric_reader():
+    flour = "How many cups of flour does the recipe card call for?"
+    assert open_match("T = F × r = 5000 N × 0.5 m = 2.5 × 10³ N·m", "2500")
+    assert numeric_match("The card lists 2 1/2 cups of flour.", "2.5", question=flour)
+    assert not numeric_match("The card lists 2 1/2 cups of flour.", "2", question=flour)
+    assert fold("10³ and x²") == "10^3 and x^2"  # a superscript is a power: 10³ is not 103
+
+
+def test_a_value_hedged_after_it_is_stated_is_no_answer():
+    hedged = ("Based on their appearance, the age gap is 6 years. However, the man on the left "
+              "could also be around 10 years older, so it might be 10.")  # fmt: skip
+    question = "What is the age gap between these two people in image?"
+    assert not numeric_match(hedged, "6", question=question)
+    assert numeric_match("Based on their appearance, the age gap is 6 years.", "6",
+                         question=question)  # fmt: skip
+
+
+def test_yes_no_reads_never_and_an_answer_that_offers_both():
+    assert yes_no("The red line stays below the blue line, so it never exceeds it.") == "no"
+    assert yes_no("In 2015 it stays below. However, I'm not sure whether the lines cross in "
+                  "2016, so it could be either yes or no.") == "unclear"  # fmt: skip
+    assert relaxed_match("The red line stays below the blue line, so it never exceeds it.", "No")
+
+
+def test_an_abbreviation_matches_with_or_without_its_dots():
+    assert relaxed_match("US", "U.S.")
+    assert relaxed_match("U.S.", "US")
+    assert not relaxed_match("UK", "U.S.")
+
+
+@pytest.mark.parametrize(
+    ("response", "targets", "expected"),
+    [
+        ("Yes. The cover shows a cross and the title 'Daily Devotions for Knowing God'.",
+         ["No"], False),
+        ("No, it is a cookbook.", ["No"], True),
+        ('clearly\n\nThe first letters could be mistaken for a "d" (giving "dearly"), but the '
+         'ascender is separate from the bowl, so it is "cl".', ["clearly"], True),
+        ("LIBERTV\n\nWait, the last letter has a descender, so it is a Y. The word is LIBERTY.",
+         ["LIBERTY"], True),
+        ("GARDEN or GARDENS (the end is occluded)", ["garden"], False),
+    ],
+)  # fmt: skip
+def test_ocr_reads_yes_no_a_first_line_reading_and_two_readings_with_an_aside(
+    response, targets, expected
+):
+    assert substring_match(response, targets) is expected
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "expected"),
+    [
+        ('The address line reads P.O. Box 2595... wait, re-checking the digits, the last two are'
+         ' "59", so the box number is 2959.', "What is the P.O. Box number?", "2959"),
+        ("P.O. Box 1487\nRichmond, VA 23261", "What is the mailing address given for returns?",
+         "P.O. Box 1487 Richmond, VA 23261"),
+        ("The box next to Renewal has an X mark, so the answer is Yes. ✅",
+         "Is the box for 'Renewal' checked?", "Yes"),
+        ("4 pages", "How many pages are in the fax?", "4 pages"),
+        ("### Answer\n**248** participants", "How many participants were enrolled?", "248"),
+    ],
+)  # fmt: skip
+def test_text_answers_read_conclusions_addresses_emoji_and_bare_counts(
+    response, question, expected
+):
+    assert text_answer(final_answer(response), question) == expected

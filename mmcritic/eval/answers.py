@@ -61,17 +61,18 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _ENDING_FRACTION = re.compile(
     r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
 )
-# scientific notation as written: "4.5 × 10^4", "2.5 × 10³", "3 \times 10^{8}", "1.6×10⁻¹⁹"
+# scientific notation as written, after `fold`: "4.5 × 10^4", "3 \\times 10^{8}", "1.6×10^-19"
 _TIMES_TEN = re.compile(
-    r"(?P<mantissa>\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*"
-    r"(?:\^\s*\{?\s*(?P<caret>[-+\u2212]?\d+)\s*\}?|(?P<sup>[\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+))"
+    r"(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _SCALE = re.compile(r"(thousand|million|billion|trillion)\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
+_DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
 MARKUP = str.maketrans("", "", "*$`")
+_SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 LATEX_INLINE = re.compile(r"\\[(\[]\s*(.*?)\s*\\[)\]]", re.DOTALL)
@@ -199,11 +200,24 @@ def stated_answer(text: str) -> str | None:
         if CORRECTION.search(region, phrase.end()):
             return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
         # the last phrase that states something ("The answer is 5. The answer is" cut off)
-        tail = _STATED_END.split(region[phrase.end() :].strip(), maxsplit=1)[0]
+        tail = _STATED_END.split(without_symbols(region[phrase.end() :]), maxsplit=1)[0]
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
         if tail.strip():
-            return without_final_period(clean_latex(tail)).strip().strip("'\"“”‘’").strip()
+            return _stated_tail(tail)
     return None
+
+
+def _stated_tail(tail: str) -> str:
+    """A stated answer as written, without wrapping quotes or a final period; bold stays where
+    it marks part of it ("**248** participants"), not where it wraps all of it."""
+    text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
+    wrapped = BOLD.fullmatch(text.strip())
+    return (wrapped.group(1) if wrapped else text).strip()
+
+
+def without_symbols(text: str) -> str:
+    """The text without the emoji and check marks a model ends on ("Yes. ✅", "B 👍")."""
+    return "".join(c for c in text if unicodedata.category(c) != "So" and c != "\ufe0f").strip()
 
 
 def answer_region(text: str) -> str:
@@ -280,7 +294,9 @@ def _bare(inner: str) -> str:
 
 def fold(text: str) -> str:
     """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
-    `6`, and the minus sign `−` as `-`."""
+    `6`, the minus sign `−` as `-`, and a superscript as the power it is (`10³` is `10^3`, not
+    `103`; `x²` is `x^2`)."""
+    text = _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text)
     return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
 
 
@@ -392,7 +408,9 @@ def stated_count(text: str, question: str | None) -> str | None:
         return None
     noun = re.escape(asked.group("noun").lower().removesuffix("s"))
     count = re.compile(
-        rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s+(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b", re.IGNORECASE
+        rf"(?<![\w./])(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+)?)\s+"  # "2 1/2 cups"
+        rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
+        re.IGNORECASE,
     )
     numbered = [sentence for sentence in sentences(number_word(text)) if _holds_digit(sentence)]
     found = list(count.finditer(numbered[-1])) if numbered else []
@@ -477,8 +495,10 @@ def _same_word(said: str, wanted: str) -> bool:
 
 def plain_words(text: str) -> str:
     """Lower-cased words without punctuation: the form answer and option texts compare in. A
-    minus sign before a number stays a word of its own ("-2" is not "2")."""
-    signed = _NEGATIVE.sub(" minus ", without_accents(fold(text)).lower())
+    minus sign before a number stays a word of its own ("-2" is not "2"); an abbreviation with
+    dots is one word ("U.S." is "us", as "US" is)."""
+    text = _DOTTED.sub(lambda match: match.group().replace(".", ""), fold(text))
+    signed = _NEGATIVE.sub(" minus ", without_accents(text).lower())
     return " ".join(_PUNCTUATION.sub(" ", signed).split())
 
 
@@ -504,10 +524,7 @@ def parse_number(text: str) -> Number | None:
     date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word after it
     (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions. None
     when the text holds no number."""
-    cleaned = _TIMES_TEN.sub(_times_ten, latex_fractions(text))
-    cleaned = fold(_UNIT_POWER.sub("", cleaned)).strip()
-    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), cleaned)
-    cleaned = number_word(cleaned).translate(MARKUP)
+    cleaned = number_word(written_numbers(text)).translate(MARKUP).strip()
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
         return None
@@ -528,17 +545,20 @@ def parse_number(text: str) -> Number | None:
     return Number(value, after.startswith("%"), _SCALES[scale.group(1).lower()] if scale else 1.0)
 
 
-def _times_ten(match: re.Match) -> str:
-    exponent = (match.group("caret") or fold(match.group("sup"))).translate(_MINUS_SIGNS)
-    return f"{float(match.group('mantissa')) * 10 ** int(exponent):.15g}"
+def written_numbers(text: str) -> str:
+    """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
+    value (`2.5 × 10³` is 2500), thousands separators and unit powers (`cm²`) dropped."""
+    text = fold(latex_fractions(text))
+    text = _TIMES_TEN.sub(lambda m: f"{float(m.group(1)) * 10 ** int(m.group(2)):.15g}", text)
+    text = _UNIT_POWER.sub("", text)
+    return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
 
 
 def extract_numbers(text: str) -> list[float]:
-    """Every number in the text, thousands separators removed (MMMU's `extract_numbers`)."""
-    cleaned = fold(_UNIT_POWER.sub("", latex_fractions(text)))
-    cleaned = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), cleaned)
+    """Every number in the text, thousands separators removed (MMMU's `extract_numbers`), each
+    as `written_numbers` reads it."""
     numbers = []
-    for match in _NUMBER.finditer(cleaned):
+    for match in _NUMBER.finditer(written_numbers(text)):
         try:
             numbers.append(float(match.group()))
         except ValueError:

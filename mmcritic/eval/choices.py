@@ -91,8 +91,9 @@ _EITHER_ONE = re.compile(
     r"\b(?:could|might|may)\s+be\s+either(?:\s+one)?\s*[.!]?$|\beither\s+one\s+(?:could|might|may)\b",
     re.IGNORECASE,
 )
-# between two options an echo of the option list runs through: ", ", "; ", a line break, "and"
-_ECHO_SEPARATOR = re.compile(r"[\s,;.]*(?:(?:and|or)\s+)?")
+# between two options an echo of the option list runs through: ", ", "; ", a line break, "and",
+# after a unit the option's pattern leaves out ("A:110°\nB:70°")
+_ECHO_SEPARATOR = re.compile(r"[°%\s,;.]*(?:(?:and|or)\s+)?")
 # what follows a mention the answer sets against its pick or rules out: "The McMurray test (A),
 # by contrast,", "A is wrong because ...", "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(

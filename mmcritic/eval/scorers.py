@@ -31,8 +31,10 @@ from mmcritic.eval.answers import (
 from mmcritic.eval.choices import REJECTED_BEFORE, choice_letter, opens_with_letter, read_choice
 from mmcritic.eval.statements import (
     CONCLUSION,
+    CORRECTION,
     LONG_ASIDE,
     OR_POSSIBLY,
+    hedges_after,
     offers_alternatives,
     sentences,
     settled_part,
@@ -112,6 +114,8 @@ def numeric_match(
         predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
     if expected is None or predicted is None or offers_alternatives(span):
         return False
+    if stated_answer(prediction) is None and hedges_after(prediction, span):
+        return False  # "the age gap is 6 years. However, ... so it might be 10."
     if precision is None:
         return math.isclose(predicted.value, expected.value, rel_tol=1e-9, abs_tol=1e-9)
     return round(predicted.value, precision) == round(expected.value, precision)
@@ -448,9 +452,15 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     from a first reading ("looks like GARDEN, but ... the word is WARDEN") is read from the
     turn on; a long parenthetical aside ("(the main line, 202-862-4510, is printed above
     it)") and what follows the reading to name others ("the United States, followed by
-    Brazil", "WARDEN, not GARDEN") are context, not the reading."""
-    if offers_alternatives(prediction) or _TWO_READINGS.search(fold(prediction)):
+    Brazil", "WARDEN, not GARDEN") are context, not the reading, as is a paragraph explaining a
+    reading given alone on the first line. A yes/no target is read as the yes or no the answer
+    gives ("Yes. ... 'Knowing God'" does not contain "no")."""
+    if all(plain_words(str(target)) in ("yes", "no") for target in targets):
+        return yes_no(prediction) in {plain_words(str(target)) for target in targets}
+    two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
+    if offers_alternatives(prediction) or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
+    prediction = _first_line_reading(prediction)
     settled = settled_part(prediction)
     concluded = CONCLUSION.split(settled)[-1]  # "... 48, 52 and 60 ..., so the tallest is 60"
     settled = concluded if states_reading(concluded) else settled
@@ -465,6 +475,18 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
         (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
         for target in targets
     )
+
+
+def _first_line_reading(text: str) -> str:
+    """The reading a response gives alone on its first line, before a paragraph that explains
+    it ("clearly\n\nThe first letters could be mistaken for ... 'dearly', but ..."); else the
+    whole response, and when the paragraph corrects the first line."""
+    first, blank, rest = text.strip().partition("\n\n")
+    bare = first.strip().strip("*\"'")
+    explains = rest.strip() and not CORRECTION.search(rest)  # not "Wait, ... it is a Y"
+    if blank and explains and 0 < len(bare.split()) <= 3 and not bare.endswith(":"):
+        return first
+    return text
 
 
 def _without_others(text: str) -> str:

@@ -57,6 +57,10 @@ NEGATION = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
 # a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
 # "quickly, though it might also be quietly"
 OR_POSSIBLY = r"\bor\s+(?:possibly|perhaps|maybe|probably)\b|\b(?:might|could|may)\s+also\s+be\b"
+# another value offered: "could also be around 10", "it might be 10"
+_HEDGED_VALUE = re.compile(
+    rf"(?:{OR_POSSIBLY}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
+)
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
 _CORRECTIONS = (
@@ -64,7 +68,7 @@ _CORRECTIONS = (
     # are actually parallel")
     r"(?<!\w\s)\bactually\b|\b(?:wait|on\s+second\s+thought|correction|no,?\s+sorry|"
     r"look(?:ing)?\s+(?:again|(?:more\s+)?closely|closer)|on\s+(?:a\s+)?(?:closer|second)\s+"
-    r"(?:look|inspection|glance)|re-?examining|on\s+reflection)\b|\?\s+no\b|\.\.\.\s*no\b"
+    r"(?:look|inspection|glance)|re-?examining|re-?checking|on\s+reflection)\b|\?\s+no\b|\.\.\.\s*no\b"
 )
 CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
 # A turn away from an earlier reading: what follows it is what the answer settles on.
@@ -219,6 +223,13 @@ def stating_clause(
             if best is None or rank > best:
                 best, chosen = rank, clause
     return chosen
+
+
+def hedges_after(text: str, span: str) -> bool:
+    """Whether, after the span that states a value, the text offers another one ("the age gap
+    is 6 years. However, ... could also be around 10 years older, so it might be 10.")."""
+    at = text.rfind(span.strip(" .")) if span.strip(" .") else -1
+    return at >= 0 and _HEDGED_VALUE.search(text, at + len(span.strip(" ."))) is not None
 
 
 def offers_alternatives(text: str) -> bool:

@@ -134,15 +134,15 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if offers_two_readings(sentence):
         return ""  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
+    conclusion = CONCLUSION.split(sentence)
+    if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
+        sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
     quoted = _QUOTED.findall(sentence)
     if quoted:
         return _trimmed(quoted[-1])
     label = _label(sentence)
     if label is not None:
         return _trimmed(label[1])
-    conclusion = CONCLUSION.split(sentence)
-    if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
-        sentence = conclusion[-1]  # "prepared as of December 31, 1998, so the year is 1998"
     restated = _after_colon_restating(sentence, question)
     sentence = restated or sentence  # "..., so it is a 2: the zip code is 27102"
     latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
@@ -152,7 +152,11 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if len(cjk) > 1:
         return _trimmed(cjk[-1].strip("。"))  # "公司名称是 Brown & Williamson ..."
     # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
-    counted = stated_count(sentence, question) if re.search(r"\d", sentence) else None
+    counted = (
+        stated_count(sentence, question)
+        if re.search(r"\d", sentence) and not _is_bare(sentence)
+        else None
+    )
     if counted is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = main_clause(sentence)
@@ -253,8 +257,10 @@ def _in_range(clause: str, question: str) -> str | None:
 
 
 def _is_name_part(line: str) -> bool:
-    """A short line with no verb, label or full stop: part of a name broken over lines."""
-    return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and "." not in line
+    """A short line with no verb, label or full stop: part of a name or an address broken over
+    lines ("Brown & Williamson\nTobacco Corporation", "P.O. Box 1487\nRichmond, VA 23261")."""
+    one_phrase = len(sentences(line)) == 1 and not line.endswith(".")  # "P.O. Box 1487"
+    return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
 
 
 def _is_bare(text: str) -> bool:

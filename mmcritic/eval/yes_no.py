@@ -61,7 +61,9 @@ _LEADING_YES_NO = re.compile(
 )
 _TURNED_YES_NO = re.compile(r"\b(?:but|however)\b[^.;]*?,\s*(?:(?P<yes>yes)|(?P<no>no))\b")
 _STATED_YES_NO = re.compile(r"\banswer\s+(?:is|would\s+be|:)\s*:?\s*(?P<w>yes|no)\b")
-_ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|isn't|doesn't|aren't))\b")
+_ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
+# "it could be either yes or no": both offered, neither chosen
+_YES_OR_NO = re.compile(r"\b(?:yes\s+or\s+no|no\s+or\s+yes)\b")
 
 
 def yes_no(text: str, question: str = "") -> str | None:
@@ -71,18 +73,19 @@ def yes_no(text: str, question: str = "") -> str | None:
     word decides ("Nope", "Not really", "Correct.", "That's incorrect", "No, it is not ...
     yes") unless the answer turns it round ("Yes, in reality ..., but in the chart, no"); then
     a stated "the answer is yes/no"; then a stated inability to tell (`unclear`); then the
-    first yes or no
-    word anywhere ("It is not the most populous" is no). An answer that alternates standalone
-    yes and no says neither. Without a yes/no word, given the question: an answer that the two
-    are the same to a "Is X larger than Y?" question is no, and one that restates the
-    question's claim with all its words and numbers ("Angle ABC is 60 degrees." for "Is angle
-    ABC equal to 60 degrees?") is yes."""
+    first yes or no word anywhere ("It is not the most populous", "it never exceeds it" are
+    no). An answer that alternates standalone yes and no says neither; one that ends offering
+    both ("so it could be either yes or no") is `unclear`. Without a yes/no word, given the
+    question: an answer that the two are the same to a "Is X larger than Y?" question is no,
+    and one that restates the question's claim with all its words and numbers ("Angle ABC is
+    60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
     unquoted = _QUOTED.sub(" ", fold(text))  # "The sign says 'No Parking'. Yes."
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
     corrected = after_last_correction(core)
     if corrected is not None:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
         core = corrected.strip(EDGE_PUNCTUATION)
-    if _weighs_both_then_cannot_tell(core):
+    last_sentence = re.split(r"(?<=[.!?])\s+", core)[-1]
+    if _weighs_both_then_cannot_tell(core) or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
