@@ -14,6 +14,7 @@ from mmcritic.eval.answers import (
     parse_number,
 )
 from mmcritic.eval.choices import choice_letter
+from mmcritic.eval.policy_tasks import REALWORLDQA
 from mmcritic.eval.scorers import (
     anls,
     closest_option,
@@ -759,3 +760,44 @@ def test_text_answers_read_conclusions_addresses_emoji_and_bare_counts(
     response, question, expected
 ):
     assert text_answer(final_answer(response), question) == expected
+
+
+def test_math_reads_the_one_number_of_a_worded_span():
+    answer = "Figure n has 3n + 1 matchsticks, so figure 10 has 3 × 10 + 1 = 31 matchsticks."
+    question = "How many matchsticks are in the 10th figure?"
+    assert math_equal(answer, "31", question=question)
+    assert not math_equal(answer, "30", question=question)
+
+
+def test_an_option_named_then_labelled_by_its_letter_is_the_pick():
+    answer = (
+        "The larva develops into the pupa, which is option B. Option C (adult) only emerges"
+        " after the pupa stage, and option D (nymph) belongs to incomplete metamorphosis."
+    )
+    assert choice_letter(answer, LETTERS, ["egg", "pupa", "adult", "nymph"]) == "B"
+
+
+@pytest.mark.parametrize(
+    ("answer", "target", "expected"),
+    [
+        ("The arrow points to the left.", "Left", 1.0),
+        ("The arrow points to the right.", "Left", 0.0),
+        ("A school bus.", "Bus", 1.0),
+        ("A pickup truck.", "Bus", 0.0),
+        ("Not a bus, a tram.", "Bus", 0.0),
+    ],
+)
+def test_realworldqa_reads_a_text_answer_in_a_sentence_or_a_noun_phrase(answer, target, expected):
+    row = {"question": "Which direction does the arrow point or vehicle is it?\n"
+           "Please answer directly with a single word or number.", "answer": target,
+           "image": None}  # fmt: skip
+    problem = REALWORLDQA.problem(row)
+    assert REALWORLDQA.score(answer, problem).score == expected
+
+
+def test_ocr_reads_a_closing_sentence_that_picks_one_of_the_readings_named():
+    answer = ("The document shows order number A-4471 and invoice number A-4417. "
+              "The invoice number is A-4417.")  # fmt: skip
+    assert not substring_match(answer, ["A-4471"])
+    assert substring_match(answer, ["A-4417"])
+    assert substring_match("The number is 80417, not 80477; the fourth digit is a 1.", ["80417"])

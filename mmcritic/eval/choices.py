@@ -444,13 +444,17 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
 
 def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The one option the answer names by its text followed by its own letter ("The **coarse
-    adjustment knob** (C) moves the stage ..."); None unless exactly one is so named anywhere
+    adjustment knob** (C) moves the stage ...", "into the pupa, which is option B"); None
+    unless exactly one is so named anywhere
     ("a cat (A) sitting behind a dog (B)" names two), or when it is rejected or set against
     the pick."""
     labelled = {
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
-        if re.match(rf"\s*\(\s*{letter}\s*\)", core[end:])
+        if re.match(
+            rf"\s*\(\s*{letter}\s*\)|,?\s*which\s+is\s+(?:option|choice)\s+\(?{letter}\b",
+            core[end:],
+        )
     }
     return labelled.pop() if len(labelled) == 1 else None
 

@@ -538,14 +538,23 @@ def _realworldqa_score(answer: str, problem: Problem) -> Scored:
     said = [stated, answer, _without_question_words(stated, problem.question)]
     if not NEGATION.search(answer):  # "It is on the right side of the road." says "right"
         said.append(_without_question_words(answer, problem.question))
+        said.append(_head_word(stated))  # "A school bus." is a bus
     return Scored(answer, float(any(same_words(text, target) for text in said)))
 
 
 def _without_question_words(text: str, question: str) -> str:
-    """An answer less the words it repeats from the question ("right side of the road" for
-    "Which side of the road ...?" says "right")."""
-    asked = content_words(question) | STOP_WORDS
-    return " ".join(word for word in plain_words(text).split() if word not in asked)
+    """An answer less the words it repeats from the question, in any inflection ("right side
+    of the road" for "Which side of the road ...?" says "right"; "The arrow points to the
+    left." for "Which direction does the arrow point?" says "left")."""
+    asked = {word.removesuffix("s") for word in content_words(question) | STOP_WORDS}
+    kept = [word for word in plain_words(text).split() if word.removesuffix("s") not in asked]
+    return " ".join(kept)
+
+
+def _head_word(text: str) -> str:
+    """The last word of a short noun phrase ("school bus" is a "bus"); empty for longer text."""
+    words = [word for word in plain_words(text).split() if word not in STOP_WORDS]
+    return words[-1] if 1 < len(words) <= 3 else ""
 
 
 REALWORLDQA = PolicyTask(

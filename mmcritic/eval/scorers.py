@@ -72,6 +72,8 @@ _NUMBER_IN_TEXT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|percent)?")
 RELAXED_TOLERANCE = 0.05
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
 # the field value"
+# a closing sentence that states the reading the question asks for: "The invoice number is X."
+_RESTATED_READING = re.compile(r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads)\s+\S", re.I)
 _CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
 # context after a reading that names the runners-up or what it is not: "the United States,
 # followed by Brazil and India", "WARDEN, not GARDEN", "Coke, ahead of Pepsi"
@@ -361,17 +363,19 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
 def _math_form(text: str) -> str:
     """A value as math-verify reads it: Unicode math as LaTeX, without a trailing unit, a final
     full stop or a point's name ("P(2, 1)" is the point (2, 1))."""
-    powers = text.replace("²", "^2").replace("³", "^3")  # "(x − 1)²", before NFKC
-    latex = _UNIT.sub("", _as_latex(fold(powers))).strip().rstrip(".")
+    latex = _UNIT.sub("", _as_latex(fold(text))).strip().rstrip(".")
     return _POINT_NAME.sub("", latex)
 
 
 def _math_candidates(prediction: str, span: str, gold: str = "") -> list[str]:
     """The answer, the span stating it, its last inline formula, its last fraction or root,
-    and the one number it states when it states only one ("Five squares need colouring.")."""
+    and the one number the span, else the answer, states when it states only one ("31
+    matchsticks", "Five squares need colouring.")."""
     formulas = [a or b for a, b in _INLINE_MATH.findall(prediction)]
     expressions = _latex_expressions(prediction)
-    numbers = set(extract_numbers(number_word(prediction)))
+    numbers = set(extract_numbers(number_word(span)))  # "31 matchsticks"
+    if len(numbers) != 1:
+        numbers = set(extract_numbers(number_word(prediction)))
     only = [f"{numbers.pop():g}"] if len(numbers) == 1 else []
     if stated_answer(prediction) is not None:
         formulas, expressions = [], []  # a boxed answer is the answer, not a piece of it
@@ -468,6 +472,9 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     first = sentences(read)
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
         read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
+    elif len(first) > 1 and _restates_a_named_reading(first):
+        read = first[-1]  # "... order number A-4471 and invoice number A-4417. The invoice
+        # number is A-4417."
     if not ignore_spaces:
         read = _without_others(read)
     predicted = _ocr_form(read, ignore_spaces)
@@ -475,6 +482,14 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
         (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
         for target in targets
     )
+
+
+def _restates_a_named_reading(parts: list[str]) -> bool:
+    """Whether the last sentence states the reading of something the earlier ones named among
+    others ("... order number A-4471 and invoice number A-4417. The invoice number is ...")."""
+    restated = _RESTATED_READING.match(parts[-1])
+    named = restated.group(1).strip().lower() if restated else ""
+    return bool(named) and named in " ".join(parts[:-1]).lower()
 
 
 def _first_line_reading(text: str) -> str:
