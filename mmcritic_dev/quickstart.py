@@ -44,9 +44,9 @@ T_95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 class QuickstartData:
     """The synthetic task the quickstart trains on: the paper's pairwise judge prompt
     (`template="pairwise"`) over the colour task with two colours. The full six-colour palette
-    (`colors=6`) is out of the 0.4 M-parameter model's reach in minutes: even supervised on the
-    true verdicts it stays at chance on six colours and this prompt (README, "What the quickstart
-    shows"); `template="pairwise_compact"` is the shorter two-line prompt."""
+    (`colors=6`) is out of GRPO's reach with the 0.4 M-parameter model in minutes: the model
+    learns it only when supervised on rationales that name the colour (README, "What the
+    quickstart shows"); `template="pairwise_compact"` is the shorter two-line prompt."""
 
     task: str = "color"
     n_train: int = 256
