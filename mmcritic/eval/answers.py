@@ -65,8 +65,9 @@ _ENDING_FRACTION = re.compile(
 _TIMES_TEN = re.compile(
     r"(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_SCALE = re.compile(r"(thousand|million|billion|trillion)\b", re.IGNORECASE)
+# the words that scale a number: "1.5 million"
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE = re.compile(rf"({'|'.join(SCALES)})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
@@ -542,7 +543,7 @@ def parse_number(text: str) -> Number | None:
         return None
     after = cleaned[last.end() :].lstrip()
     scale = _SCALE.match(after)
-    return Number(value, after.startswith("%"), _SCALES[scale.group(1).lower()] if scale else 1.0)
+    return Number(value, after.startswith("%"), SCALES[scale.group(1).lower()] if scale else 1.0)
 
 
 def written_numbers(text: str) -> str:

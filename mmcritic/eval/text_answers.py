@@ -12,6 +12,7 @@ import re
 from mmcritic.eval.answers import (
     BOLD,
     LATEX_INLINE,
+    SCALES,
     answer_region,
     clean_latex,
     is_cut_off,
@@ -91,7 +92,7 @@ _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 # standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
-    r"(?:%|\s+(?:million|billion|thousand|trillion)\b)?(?![\w]|-\w)"
+    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b)?(?![\w]|-\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
