@@ -11,6 +11,7 @@ from mmcritic.eval.answers import (
     Number,
     final_answer,
     fold,
+    number_word,
     parse_number,
 )
 from mmcritic.eval.choices import choice_letter
@@ -801,3 +802,64 @@ def test_ocr_reads_a_closing_sentence_that_picks_one_of_the_readings_named():
     assert not substring_match(answer, ["A-4471"])
     assert substring_match(answer, ["A-4417"])
     assert substring_match("The number is 80417, not 80477; the fourth digit is a 1.", ["80417"])
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("A. Paris ✗\nB. London ✓\nC. Berlin ✗\nD. Madrid ✗", "B"),
+        ("A. Paris ✓\nB. London ✓\nC. Berlin ✗", None),
+        ("Option (C) is correct; (A), (B) and (D) are not.", "C"),
+        ("Option (C) is not correct.", None),
+        ("Paris is the capital. \\boxed{A} or \\boxed{B}", None),
+        ("Draft \\boxed{A}. Wait, it is London: \\boxed{B}", "B"),
+        ("La respuesta es: B", "B"),
+        ("首都はロンドンです。答え：B", "B"),
+        ("피타고라스 정리에 의해 ... 정답은 B입니다.", "B"),
+    ],
+)
+def test_ticks_declarations_offered_boxes_and_foreign_answer_markers(response, expected):
+    assert choice_letter(final_answer(response), LETTERS, OPTIONS) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("Sí, «Matar a un ruiseñor» fue escrito por Harper Lee.", "yes"),
+        ("Si el cielo está nublado, es difícil saberlo.", None),
+        ("Oui, Avatar était le film le plus rentable.", "yes"),
+        ("Nein, der Ball bewegt sich weg.", "no"),
+        ("はい、これは日本の国旗です。", "yes"),
+        ("아니요, 공은 골대에서 멀어지고 있습니다.", "no"),
+        ("It's hard to say; it could just be shadows. Possibly yes, possibly no.", "unclear"),
+    ],
+)
+def test_yes_no_in_other_languages_and_both_offered(response, expected):
+    assert yes_no(response) == expected
+
+
+@pytest.mark.parametrize(
+    ("critique", "expected"),
+    [
+        ("1. Precisión: ...\n\nVeredicto final: la Respuesta 2 es mejor.", "2"),
+        ("Conclusion : la réponse 1 est meilleure.", "1"),
+        ("Fazit: Antwort 2 ist besser.", "2"),
+        ("総合的に見て、回答1の方が優れています。", "1"),
+        ("따라서 답변 2가 더 낫습니다.", "2"),
+        ("回答1：4分。\n回答2：9分。\n\n回答2明显更好。", "2"),
+        ("The better answer is not Answer 1 but Answer 2.", "2"),
+        ("Answer 2 is more accurate, but either answer could be preferred.", None),
+    ],
+)
+def test_a_critic_verdict_in_other_languages_and_a_contrast(critique, expected):
+    assert parse_judgement(critique).choice == expected
+
+
+def test_sign_words_and_a_conclusion_state_the_value():
+    assert number_word("The slope is minus two.") == "The slope is -2."
+    assert number_word("5 minus 3 is 2") == "5 minus 3 is 2"
+    assert math_equal("so the distance between the two points is ten units.", "10")
+    assert math_equal("V = πr²h = π · 2² · 5 = 20π cubic centimetres.", "20π")
+    assert open_match("c² = 6² + 8² = 36 + 64 = 100, so the hypotenuse is ten units long.", "10")
+    assert not open_match("c² = 6² + 8² = 36 + 64 = 100, so the hypotenuse is ten units long.",
+                          "100")  # fmt: skip

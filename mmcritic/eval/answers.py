@@ -41,19 +41,25 @@ _ANSWER_PHRASE = re.compile(
     # a heading line of its own: "**Final Answer**", "### Answer"
     r"|(?:^|\n)[#*\s]*(?:final\s+)?answer[*\s]*:?[*]*[ \t]*\n\s*"
     # Chinese: 答案是 / 答案为 / 答案： / 最终答案 / (故|所以|应)选 (the answer is, choose)
-    r"|(?:最终|正确)?答案\s*(?:应该?|应当)?\s*(?:是|为|：|:)\s*|(?:故|所以|因此|应|应该)?选(?:择|项)?\s*(?:是|为|：|:)?\s*",
+    r"|(?:最终|正确)?答案\s*(?:应该?|应当)?\s*(?:是|为|：|:)\s*|(?:故|所以|因此|应|应该)?选(?:择|项)?\s*(?:是|为|：|:)?\s*"
+    # Japanese, Korean, Spanish, French, German: 答え：D, 正解は, 정답은, la respuesta es, ...
+    r"|(?:答え|正解)\s*(?:は|：|:)\s*|정답\s*(?:은|:|：)\s*"
+    r"|\b(?:la\s+)?(?:respuesta|r[ée]ponse)\s+(?:correcta\s+|correcte\s+)?(?:es|est)\s*:?\s*"
+    r"|\b(?:die\s+)?(?:richtige\s+)?antwort\s+ist\s*:?\s*",
     re.IGNORECASE,
 )
 # the end of a finished statement (an unclosed think block that ends so is read as an answer)
 _ENDS_STATEMENT = re.compile(r"[.!?)\]}\"'。！？]$|^\S{1,12}$")
 _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
+# two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
+_BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
 # the answer tag of R1-style models prompted "<think>...</think><answer>...</answer>"
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 # HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
 _HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
 _HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 # where a stated answer ends: its line, or Chinese punctuation after it ("选C，满月。")
-_STATED_END = re.compile(r"[\n，。；！？]")
+_STATED_END = re.compile(r"[\n，。；！？]|입니다|です")  # and a Korean or Japanese copula
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text read so far, with the whole part of a mixed number ("2 3/4");
@@ -102,6 +108,8 @@ _NUMBER_WORD = re.compile(
     rf"nine))?|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
     re.IGNORECASE,
 )
+# "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
+_SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
 _CJK_DIGITS = dict(zip("一二两三四五六七八九", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 # a count in Chinese numerals, read only before a measure word (个, 辆, 只, ...): "两辆自行车"
 _CJK_COUNT = re.compile(
@@ -177,14 +185,20 @@ def final_answer(text: str) -> str:
 def stated_answer(text: str) -> str | None:
     """The answer a response marks as such; None when it marks none.
 
-    First the last box after the think block, read exactly as `Answer.final_answer` of
+    Two boxes offered as alternatives ("\\boxed{A} or \\boxed{B}") are stated as such ("A or
+    B"), which every reader takes for a hedge. Else the last box after the think block, read
+    exactly as `Answer.final_answer` of
     `mmcritic.inference` reads it; then a box in the answer text; then the `answer` of a JSON
     object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
     line."""
+    region = answer_region(text)
+    offered = _BOXES_OFFERED.search(region)
+    offered_boxes = dict.fromkeys(clean_latex(box) for box in boxed_contents(region))
+    if offered and len(offered_boxes) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
+        return " or ".join(offered_boxes)
     boxed = final_boxed(think_tags(text))
     if boxed is not None:
         return clean_latex(boxed)
-    region = answer_region(text)
     glm_boxes = _GLM_BOX.findall(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
     if glm_boxes:
         return clean_latex(glm_boxes[-1])
@@ -352,6 +366,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if clause is None:
         return text.strip()
     clause = number_word(clause)
+    concluded = CONCLUSION.split(clause)[-1]  # "the change is 6 and ..., so the distance is 10"
+    clause = concluded if _holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
     return tail.strip() if _holds_digit(tail) else clause.strip()
@@ -447,9 +463,11 @@ def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS
 
 
 def number_word(text: str) -> str:
-    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35, and
-    a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
-    return _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
+    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35,
+    `minus two` and `negative six` are -2 and -6 (not "5 minus 3"), and a Chinese count before
+    its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
+    digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
+    return _SIGN_WORD.sub("-", digits)
 
 
 def _cjk_digits(match: re.Match) -> str:

@@ -48,6 +48,11 @@ _LEADING_LETTER = re.compile(
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
 _NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
 _EDGE_DASHES = re.compile(r"^[-—–\s]+(?!\d)|[-—–\s]+$")
+# an option listed with a tick after it, and one declared the correct one
+_TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", re.MULTILINE)
+_DECLARED_OPTION = re.compile(
+    r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
+)
 _OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
 # two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
 _LETTER_ALTERNATIVES = re.compile(
@@ -195,6 +200,16 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     return _read(core, letters, options)
 
 
+def _declared(core: str, letters: Sequence[str]) -> set[str]:
+    """The options an answer ticks in a list of the options ("A. cat ✗\nB. dog ✓"), else those
+    it declares correct ("Option (B) is correct; (A), (C) and (D) are not")."""
+    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
+        picked = {letter.upper() for letter in pattern.findall(core)} & set(letters)
+        if picked:
+            return picked
+    return set()
+
+
 def _letters_marked(text: str, letters: Sequence[str]) -> str:
     """The answer without markup (HTML too), its letters in brackets of any kind as `(B)`
     ("【B】", "[B]") and a letter named as an option in any case as its capital ("choice a" is
@@ -215,6 +230,11 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     )
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
+    declared = _declared(core, letters)
+    if len(declared) > 1:
+        return Choice(None, "several")  # two options ticked
+    if declared:  # "A. cat ✗\nB. dog ✓", "Option (B) is correct; (A) ... are not"
+        return Choice(declared.pop(), "declared")
     named = (
         _option_named(core, letters, options)
         or _one_option_in_short(core, letters, options)

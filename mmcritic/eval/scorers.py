@@ -57,8 +57,9 @@ _INLINE_MATH = re.compile(r"\\\(\s*(.*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
 _ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
 _UNIT = re.compile(
-    r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:cm|mm|km|m|units?|square units|"
-    r"degrees?|inches|feet|ft)(?:\^?\{?[23]\}?|²|³)?)\s*$"
+    r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:(?:square|cubic)\s+)?(?:cm|mm|km|m|"
+    r"units?|(?:centi|milli|kilo)?met(?:er|re)s?|degrees?|inch(?:es)?|feet|foot|ft)"
+    r"(?:\^?\{?[23]\}?|²|³)?)\s*$"
 )
 _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
 # a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
@@ -258,7 +259,9 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     mitosis" do not state benzene or mitosis)."""
     golds = _targets(target)
     numeric = any(_is_plain_number(gold) for gold in golds)
-    key = f" {latex_fractions(mmmu_key_answer(prediction, numeric))} "
+    key = latex_fractions(mmmu_key_answer(prediction, numeric))
+    concluded = CONCLUSION.split(key)[-1]  # "100, so the hypotenuse is ten units long"
+    key = f" {concluded if _holds_number(concluded) else key} "
     if offers_alternatives(key) or offers_alternatives(_sentence_at(prediction, key.strip())):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
@@ -280,6 +283,10 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
         if _states_text(key, gold.strip().lower()):
             return True
     return False
+
+
+def _holds_number(text: str) -> bool:
+    return re.search(r"\d", number_word(text)) is not None
 
 
 def _sentence_at(text: str, part: str) -> str:

@@ -62,8 +62,17 @@ _LEADING_YES_NO = re.compile(
 _TURNED_YES_NO = re.compile(r"\b(?:but|however)\b[^.;]*?,\s*(?:(?P<yes>yes)|(?P<no>no))\b")
 _STATED_YES_NO = re.compile(r"\banswer\s+(?:is|would\s+be|:)\s*:?\s*(?P<w>yes|no)\b")
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
-# "it could be either yes or no": both offered, neither chosen
-_YES_OR_NO = re.compile(r"\b(?:yes\s+or\s+no|no\s+or\s+yes)\b")
+# "it could be either yes or no", "possibly yes, possibly no": both offered, neither chosen
+_YES_OR_NO = re.compile(
+    r"\byes\W+(?:(?:or|possibly|maybe|perhaps)\s+)+no\b"
+    r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
+)
+# yes and no opening an answer in Spanish, French, German, Japanese or Korean ("Sí, ...",
+# "Oui,", "Nein,", "はい、", "아니요,"); a bare "si" only before punctuation (Spanish "if")
+_FOREIGN_YES_NO = re.compile(
+    r"^(?:(?P<no>(?:non|nein)(?=[\s,.!;])|いいえ|아니요|아니오|아뇨)"
+    r"|(?P<yes>(?:sí|si)(?=[,.!;]|$)|(?:sí|oui|ja)(?=[\s,.!;]|$)|はい|네|예(?=[\s,.!]|$)))"
+)
 
 
 def yes_no(text: str, question: str = "") -> str | None:
@@ -74,11 +83,12 @@ def yes_no(text: str, question: str = "") -> str | None:
     yes") unless the answer turns it round ("Yes, in reality ..., but in the chart, no"); then
     a stated "the answer is yes/no"; then a stated inability to tell (`unclear`); then the
     first yes or no word anywhere ("It is not the most populous", "it never exceeds it" are
-    no). An answer that alternates standalone yes and no says neither; one that ends offering
-    both ("so it could be either yes or no") is `unclear`. Without a yes/no word, given the
-    question: an answer that the two are the same to a "Is X larger than Y?" question is no,
-    and one that restates the question's claim with all its words and numbers ("Angle ABC is
-    60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
+    no; "Sí", "Oui", "Nein", "はい" and "아니요" open an answer as yes and no do). An answer that
+    alternates standalone yes and no says neither; one that ends offering both ("so it could
+    be either yes or no", "Possibly yes, possibly no.") is `unclear`. Without a yes/no word,
+    given the question: an answer that the two are the same to a "Is X larger than Y?"
+    question is no, and one that restates the question's claim with all its words and numbers
+    ("Angle ABC is 60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
     unquoted = _QUOTED.sub(" ", fold(text))  # "The sign says 'No Parking'. Yes."
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
     corrected = after_last_correction(core)
@@ -92,6 +102,9 @@ def yes_no(text: str, question: str = "") -> str | None:
         return settled
     if _CJK_UNCLEAR.search(core):
         return "unclear"
+    foreign = _FOREIGN_YES_NO.match(core)
+    if foreign:
+        return "yes" if foreign.group("yes") else "no"
     cjk = _CJK_YES_NO.match(core)
     if cjk:
         return "yes" if cjk.group("yes") else "no"

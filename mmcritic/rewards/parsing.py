@@ -301,7 +301,11 @@ _PHRASED_VERDICTS = re.compile(
     r"|\b(?:prefer|choose|pick|select)\s+(?:the\s+)?(?:"
     + _WHO
     + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
-    r"|\b(?:better|preferred)\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*(?:the\s+)?(?:"
+    r"|\b(?:better|preferred)\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*"
+    # "The better answer is not Answer 1 but Answer 2"
+    r"(?:not\s+(?:the\s+)?(?:"
+    + _WHO
+    + r")?[12ab]\s*,?\s+but\s+)?(?:the\s+)?(?:"
     + _WHO
     + r")?\[?(?P<h>[12ab]|first|second)\b"
     r"|\b" + _WHO + r"(?P<l>[12ab])\s+is\s+(?:clearly\s+|much\s+|slightly\s+)?(?:worse|weaker|"
@@ -313,7 +317,15 @@ _PHRASED_VERDICTS = re.compile(
     r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
     r"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:" + _WHO + r")?(?P<j>[12ab])\b"
     # Chinese: 回答2更好 / 答案2更好 / 第二个回答更好 ((answer) 2 is better)
-    r"|(?:回答|答案|响应|回复)\s*(?P<k>[12ab一二])\s*(?:更好|更佳|更优|较好)"
+    r"|(?:回答|答案|响应|回复)\s*(?P<k>[12ab一二])\s*(?:明显|显然|稍微|略|更加)?\s*(?:更好|更佳|更优|较好)"
+    # Spanish, French, German, Japanese, Korean: "la Respuesta 2 es mejor", "la réponse 1 est
+    # meilleure", "Antwort 2 ist besser", "回答1の方が優れています", "답변 2가 더 낫습니다"
+    r"|respuesta\s*(?P<es>[12])\s+es\s+(?:la\s+)?(?:mejor|superior|m[áa]s\s+(?:precisa|correcta))"
+    r"|r[ée]ponse\s*(?P<fr>[12])\s+est\s+(?:la\s+)?(?:meilleure|sup[ée]rieure|plus\s+(?:pr[ée]cise|"
+    r"correcte))"
+    r"|antwort\s*(?P<de>[12])\s+ist\s+(?:klar\s+|deutlich\s+)?(?:besser|die\s+bessere|genauer)"
+    r"|回答\s*(?P<ja>[12一二])\s*(?:の方)?が\s*(?:より)?(?:優れて|良い|よい|適切|正確)"
+    r"|답변\s*(?P<ko>[12])\s*(?:이|가)\s*(?:더\s*)?(?:낫|좋|우수|정확)"
     r"|第\s*(?P<m>[12一二])\s*个?(?:回答|答案|响应|回复)\s*(?:更好|更佳|更优|较好)"
     # 我更倾向于第二个回答 / 我选择回答1 (I lean towards / choose the second answer)
     r"|(?:倾向于|偏向于?|偏好|更喜欢|选择|选)\s*(?:第\s*(?P<p>[12一二])\s*个?|(?:回答|答案|响应|回复)\s*"
@@ -354,7 +366,7 @@ _UNDECIDED = re.compile(
     r"unable\s+to)\s+(?:decide|choose|pick|determine\s+which)|too\s+close\s+to\s+call|"
     r"\b(?:it's|it\s+is)\s+a\s+tie\b|\bequally\s+(?:good|bad|valid|strong|weak)\b|"
     r"\b(?:i'm|i\s+am)\s+(?:not\s+sure|unsure|uncertain)\b|"
-    r"\beither\s+(?:one\s+)?(?:could|can|might|may)\s+(?:\w+\s+)?be\s+(?:preferred|chosen|"
+    r"\beither\s+(?:one\s+|answer\s+|response\s+)?(?:could|can|might|may)\s+(?:\w+\s+)?be\s+(?:preferred|chosen|"
     r"better|considered\s+better)|\bwhich\s+(?:one\s+)?is\s+better\s+depends\b|"
     r"\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b",
     re.IGNORECASE,
