@@ -16,6 +16,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.choices import choice_letter
 from mmcritic.eval.policy_tasks import REALWORLDQA
+from mmcritic.eval.registry import get_task
 from mmcritic.eval.scorers import (
     anls,
     closest_option,
@@ -863,3 +864,38 @@ def test_sign_words_and_a_conclusion_state_the_value():
     assert open_match("c² = 6² + 8² = 36 + 64 = 100, so the hypotenuse is ten units long.", "10")
     assert not open_match("c² = 6² + 8² = 36 + 64 = 100, so the hypotenuse is ten units long.",
                           "100")  # fmt: skip
+
+
+def test_a_box_cut_off_and_a_value_set_aside_are_read_as_such():
+    cut = "We complete the square: y = -(x-2)^2 + 5. Therefore the maximum value is $\\boxed{"
+    assert not math_equal(cut, "5")
+    question = "How many triangles are there?"
+    said = "Counting carefully, the answer is 2, not 3 — the third shape is a trapezoid."
+    assert numeric_match(said, "2", question=question)
+    assert not numeric_match(said, "3", question=question)
+
+
+@pytest.mark.parametrize(
+    ("answer", "target", "expected"),
+    [("USD 3,000", "$3000", 1.0), ("USD 3,500", "$3000", 0.0),
+     ("\\boxed{50\\,^\\circ\\mathrm{C}}", "50°C", 1.0), ("\\boxed{60^\\circ C}", "50°C", 0.0)],
+)  # fmt: skip
+def test_mmvu_reads_quantities_with_a_currency_or_degrees_celsius(answer, target, expected):
+    row = {"question": "What is it?", "answer": target, "choices": {},
+           "question_type": "open-ended", "video": "v.mp4"}  # fmt: skip
+    task = get_task("mmvu")
+    assert task.score(answer, task.problem(row)).score == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "expected"),
+    [
+        ("The note is signed 'Rob'.", "Who wrote the handwritten note?", "Rob"),
+        ("배치 번호는 B-2291입니다.", "What is the batch number?", "B-2291"),
+    ],
+)
+def test_text_answers_read_a_closing_single_quote_and_latin_text_in_korean(
+    response, question, expected
+):
+    assert text_answer(response, question) == expected
+    assert relaxed_match("The 'Online' category is shown in orange.", "orange")

@@ -51,6 +51,10 @@ _ANSWER_PHRASE = re.compile(
 # the end of a finished statement (an unclosed think block that ends so is read as an answer)
 _ENDS_STATEMENT = re.compile(r"[.!?)\]}\"'。！？]$|^\S{1,12}$")
 _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
+# a box opened and never closed: the response was cut off inside it
+_OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
+# a value the answer sets aside after its own: "the answer is 2, not 3"
+_NOT_VALUE = re.compile(r",?\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
 # the answer tag of R1-style models prompted "<think>...</think><answer>...</answer>"
@@ -374,8 +378,9 @@ def answer_span(response: str, question: str | None = None) -> str:
 
 
 def is_cut_off(text: str) -> bool:
-    """Whether a response stops before its value, on "is", "equals", "=", "of", "the" ..."""
-    return _DANGLING.search(text.strip()) is not None
+    """Whether a response stops before its value, on "is", "equals", "=", "of", "the" ..., or
+    inside a box it opened ("the maximum value is $\\boxed{")."""
+    return _DANGLING.search(text.strip()) is not None or _OPEN_BOX.search(text) is not None
 
 
 def _equated_value(sentence: str, question: str | None) -> str:
@@ -539,11 +544,11 @@ class Number:
 
 def parse_number(text: str) -> Number | None:
     """The last number in a short answer, as a person reads it: `1,000` is 1000, `12.0%` is
-    12 with `percent` set, `$1.45` is 1.45, `3/4` and `the ratio is 1/2` are fractions (not a
-    date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word after it
-    (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions. None
-    when the text holds no number."""
-    cleaned = number_word(written_numbers(text)).translate(MARKUP).strip()
+    12 with `percent` set, `$1.45` is 1.45, `2, not 3` is 2, `3/4` and `the ratio is 1/2` are
+    fractions (not a date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word
+    after it (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions.
+    None when the text holds no number."""
+    cleaned = _NOT_VALUE.sub("", number_word(written_numbers(text)).translate(MARKUP)).strip()
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
         return None

@@ -255,10 +255,11 @@ MATHVISION_TESTMINI = PolicyTask(
 # MathVerse (testmini): letter for multi-choice, math-verify for free-form.
 
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-# a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730 years"
+# a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730
+# years", "$3000", "50°C"
 _QUANTITY_TARGET = re.compile(
-    r"-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
-    r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°)?"
+    r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
+    r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
 )
 _ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{3,})\)")
 _INLINE_OPTION = re.compile(r"\b([A-F])\s*[:.]\s*(.*?)(?=,\s*[A-F]\s*[:.]|\n|$)", re.DOTALL)

@@ -81,7 +81,7 @@ _ASKED_PREPOSITION = re.compile(
 _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
 # a run of Latin words or digits inside a Chinese sentence: the name or number it states
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*[A-Za-z0-9%)]|[A-Za-z0-9]")
 _CJK_COPULA = re.compile(r"(?<=[\u4e00-\u9fff])(?:是|为)\s*")
@@ -96,7 +96,9 @@ _NUMBER_TOKEN = re.compile(
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 _TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
-_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]")
+# a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
+# not "The 'Online' category is ...")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)")
 
 
 def text_answer(response: str, question: str = "", keep_asked_words: bool = False) -> str:
@@ -138,7 +140,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     conclusion = CONCLUSION.split(sentence)
     if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
-    quoted = _QUOTED.findall(sentence)
+    quoted = [double or single for double, single in _QUOTED.findall(sentence)]
     if quoted:
         return _trimmed(quoted[-1])
     label = _label(sentence)
