@@ -196,10 +196,10 @@ def stated_answer(text: str) -> str | None:
     object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
     line."""
     region = answer_region(text)
-    offered = _BOXES_OFFERED.search(region)
-    offered_boxes = dict.fromkeys(clean_latex(box) for box in boxed_contents(region))
-    if offered and len(offered_boxes) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
-        return " or ".join(offered_boxes)
+    if _BOXES_OFFERED.search(region):
+        offered = dict.fromkeys(clean_latex(box) for box in boxed_contents(region))
+        if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
+            return " or ".join(offered)
     boxed = final_boxed(think_tags(text))
     if boxed is not None:
         return clean_latex(boxed)
@@ -355,9 +355,7 @@ def answer_span(response: str, question: str | None = None) -> str:
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
         later = parts[last + 1 :]
-        if not any(
-            _verb_then_value(p) or (concludes and _holds_digit(p)) for p, concludes in later
-        ):
+        if not any(_verb_then_value(p) or (concludes and holds_digit(p)) for p, concludes in later):
             return _equated_value(parts[last][0], question)
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
     corrected = after_last_correction(text)
@@ -366,15 +364,15 @@ def answer_span(response: str, question: str | None = None) -> str:
     counted = stated_count(text, question)
     if counted is not None:
         return counted
-    clause = stating_clause(text, question, _holds_digit, _value_strength)
+    clause = stating_clause(text, question, holds_digit, _value_strength)
     if clause is None:
         return text.strip()
     clause = number_word(clause)
     concluded = CONCLUSION.split(clause)[-1]  # "the change is 6 and ..., so the distance is 10"
-    clause = concluded if _holds_digit(concluded) else clause
+    clause = concluded if holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
-    return tail.strip() if _holds_digit(tail) else clause.strip()
+    return tail.strip() if holds_digit(tail) else clause.strip()
 
 
 def is_cut_off(text: str) -> bool:
@@ -401,7 +399,8 @@ def _names_side(equation: str, question: str) -> bool:
     return bool(left) and left[-1] in question
 
 
-def _holds_digit(text: str) -> bool:
+def holds_digit(text: str) -> bool:
+    """Whether the text states a number, in digits or in words ("ten units")."""
     return re.search(r"\d", number_word(text)) is not None
 
 
@@ -418,7 +417,7 @@ def _value_strength(clause: str) -> int:
     verb = _COPULA.search(clause)
     if verb is None:
         return 1
-    return 2 if _holds_digit(clause[verb.end() :]) else 0
+    return 2 if holds_digit(clause[verb.end() :]) else 0
 
 
 def stated_count(text: str, question: str | None) -> str | None:
@@ -434,7 +433,7 @@ def stated_count(text: str, question: str | None) -> str | None:
         rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
         re.IGNORECASE,
     )
-    numbered = [sentence for sentence in sentences(number_word(text)) if _holds_digit(sentence)]
+    numbered = [sentence for sentence in sentences(number_word(text)) if holds_digit(sentence)]
     found = list(count.finditer(numbered[-1])) if numbered else []
     if numbered and not found and len(numbered) > 1 and count.search(numbered[-2]):
         found = list(_OF_THEM.finditer(numbered[-1]))  # "5 bars in total; 3 of them exceed 40"

@@ -20,6 +20,7 @@ from mmcritic.eval.answers import (
     answer_span,
     extract_numbers,
     fold,
+    holds_digit,
     is_cut_off,
     latex_fractions,
     number_word,
@@ -261,7 +262,7 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     numeric = any(_is_plain_number(gold) for gold in golds)
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
     concluded = CONCLUSION.split(key)[-1]  # "100, so the hypotenuse is ten units long"
-    key = f" {concluded if _holds_number(concluded) else key} "
+    key = f" {concluded if holds_digit(concluded) else key} "
     if offers_alternatives(key) or offers_alternatives(_sentence_at(prediction, key.strip())):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
@@ -283,10 +284,6 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
         if _states_text(key, gold.strip().lower()):
             return True
     return False
-
-
-def _holds_number(text: str) -> bool:
-    return re.search(r"\d", number_word(text)) is not None
 
 
 def _sentence_at(text: str, part: str) -> str:

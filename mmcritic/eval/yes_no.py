@@ -95,7 +95,7 @@ def yes_no(text: str, question: str = "") -> str | None:
     if corrected is not None:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
         core = corrected.strip(EDGE_PUNCTUATION)
     last_sentence = re.split(r"(?<=[.!?])\s+", core)[-1]
-    if _weighs_both_then_cannot_tell(core) or _YES_OR_NO.search(last_sentence):
+    if _weighs_both_then_cannot_tell(core, last_sentence) or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
@@ -134,11 +134,10 @@ def yes_no(text: str, question: str = "") -> str | None:
     return "yes" if _restates_claim(core, question) else None
 
 
-def _weighs_both_then_cannot_tell(core: str) -> bool:
-    """Whether an answer names both yes and no and ends saying it cannot tell."""
+def _weighs_both_then_cannot_tell(core: str, last_sentence: str) -> bool:
+    """Whether an answer names both yes and no and its last sentence says it cannot tell."""
     said = {"yes" if m.group("yes") else "no" for m in _EXPLICIT_YES_NO.finditer(core)}
-    last = re.split(r"(?<=[.!?])\s+", core)[-1]
-    return said == {"yes", "no"} and CANNOT_TELL.search(last) is not None
+    return said == {"yes", "no"} and CANNOT_TELL.search(last_sentence) is not None
 
 
 def _settled_reading(core: str, question: str) -> str | None:
