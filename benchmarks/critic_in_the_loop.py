@@ -40,7 +40,7 @@ def main() -> None:
     scale = replace(scale, critic=replace(scale.critic, seed=args.seed))
     recipes = Recipes(
         RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "quickstart_cpu.yaml",
+        RECIPES / "toy_critic_cpu.yaml",
         RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )
     seeds = args.seeds or (1 if args.quick else 3)

@@ -49,7 +49,7 @@ def main() -> None:
         toy,
         seeds,
         RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "quickstart_cpu.yaml",
+        RECIPES / "toy_critic_cpu.yaml",
         args.overrides,
     )
     print(json.dumps({key: summary[key] for key in ("before", "after")}, indent=2))

@@ -1,12 +1,13 @@
 """Does GRPO teach the tiny model to judge? Held-out accuracy of the warm start vs after GRPO.
 
-Builds the tiny model and the synthetic colour task (two colours and the paper's judge prompt
-by default; `--colors 6` is the full palette), runs the SFT format warm start
+Builds the tiny model (width 64, 0.4 M parameters; `--hidden 128` for about 1 M) and the synthetic
+colour task (two colours and the paper's judge prompt by default; `--colors 6` is the full
+palette, which needs `--hidden 128 grpo.beta=0.1`), runs the SFT format warm start
 (recipes/quickstart_cpu_sft.yaml), then GRPO (recipes/quickstart_cpu.yaml), all on the CPU, and
-prints the held-out report of both
-checkpoints: accuracy with the better response first and second, position-consistent accuracy
-(right in both orders), each with a 95% interval, and the gains in points. `--seeds N` repeats
-it with N seeds (model init, data, training) and prints the mean gain and its 95% interval.
+prints the held-out report of both checkpoints: accuracy with the better response first and
+second, position-consistent accuracy (right in both orders), each with a 95% interval, and the
+gains in points. `--seeds N` repeats it with N seeds (model init, data, training) and prints
+the mean gain and its 95% interval.
 
     python benchmarks/quickstart_learning.py [--work runs/quickstart] [--seeds 3] [KEY=VALUE ...]
 
@@ -40,6 +41,12 @@ def main() -> None:
         default=QuickstartData.template,
         help="prompt template (default %(default)s, the paper's; pairwise_compact is easier)",
     )
+    parser.add_argument(
+        "--hidden",
+        type=int,
+        default=QuickstartData.hidden_size,
+        help="the tiny model's text and vision width (default %(default)s: 0.4 M parameters)",
+    )
     parser.add_argument("--no-think-suffix", action="store_true")
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)
     parser.add_argument("--seeds", type=int, default=1, help="runs, each with its own seed")
@@ -58,6 +65,7 @@ def main() -> None:
             task=args.task,
             n_train=args.n_train,
             colors=args.colors,
+            hidden_size=args.hidden,
             template=args.template,
             think_suffix=not args.no_think_suffix,
             seed=args.seed,

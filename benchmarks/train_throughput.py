@@ -1,7 +1,7 @@
 """GRPO step time: mmcritic's trainer against a plain trl.GRPOTrainer, same config, same run.
 
 Both trainers start from one SFT warm start (so rewards vary and gradients are not zero), train on
-the quickstart's data (the paper's prompt, six colours) and take turns, a block of steps each,
+the quickstart's data (the paper's prompt, two colours) and take turns, a block of steps each,
 with torch's threads pinned and their random states kept apart (`mmcritic_dev.profiling.race`).
 Warm-up steps are dropped; the median step time of each, its 95% interval, the phase split and
 the losses are printed as JSON, then one line per group size:

@@ -18,9 +18,10 @@ from mmcritic.train.config import Recipe, load_recipe
 from mmcritic.train.run import FINAL_DIR, train
 from mmcritic_dev.quickstart import QuickstartData
 
-# the critic data of the toy studies: the quickstart's, with responses written the way the
-# synthetic policy answers, so the critic can judge that policy's answers
-TOY_CRITIC = QuickstartData(responses="reasoned")
+# the critic data and model of the toy studies: the quickstart's prompt, with responses written
+# the way the synthetic policy answers, so the critic can judge that policy's answers; two colours
+# and the 0.4 M-parameter width, as their README figures were measured
+TOY_CRITIC = QuickstartData(responses="reasoned", colors=2, hidden_size=64)
 
 
 def stage_recipe(

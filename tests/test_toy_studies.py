@@ -30,7 +30,7 @@ def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(
         toy,
         1,
         RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "quickstart_cpu.yaml",
+        RECIPES / "toy_critic_cpu.yaml",
         SHORT,
     )
     line = headline(summary)
@@ -63,7 +63,7 @@ def test_critic_in_the_loop_runs_every_part(tmp_path):
     )
     recipes = Recipes(
         RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "quickstart_cpu.yaml",
+        RECIPES / "toy_critic_cpu.yaml",
         RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )
     summary = loop_seeds(tmp_path, scale, recipes, 1)
