@@ -1,8 +1,8 @@
 """Does GRPO teach the tiny model to judge? Held-out accuracy of the warm start vs after GRPO.
 
-Builds the tiny model (width 64, 0.4 M parameters; `--hidden 128` for about 1 M) and the synthetic
-colour task (two colours and the paper's judge prompt by default; `--colors 6` is the full
-palette, which needs `--hidden 128 grpo.beta=0.1`), runs the SFT format warm start
+Builds the tiny model (width 128, about 1 M parameters) and the synthetic colour task (the full
+six-colour palette and the paper's judge prompt by default; `--colors 2 --hidden 64` is the
+easier variant on the 0.4 M-parameter model), runs the SFT format warm start
 (recipes/quickstart_cpu_sft.yaml), then GRPO (recipes/quickstart_cpu.yaml), all on the CPU, and
 prints the held-out report of both checkpoints: accuracy with the better response first and
 second, position-consistent accuracy (right in both orders), each with a 95% interval, and the
@@ -45,7 +45,7 @@ def main() -> None:
         "--hidden",
         type=int,
         default=QuickstartData.hidden_size,
-        help="the tiny model's text and vision width (default %(default)s: 0.4 M parameters)",
+        help="the tiny model's text and vision width (default %(default)s: about 1 M parameters)",
     )
     parser.add_argument("--no-think-suffix", action="store_true")
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)

@@ -1,15 +1,17 @@
 """GRPO step time: mmcritic's trainer against a plain trl.GRPOTrainer, same config, same run.
 
 Both trainers start from one SFT warm start (so rewards vary and gradients are not zero), train on
-the quickstart's data (the paper's prompt, two colours) and take turns, a block of steps each,
-with torch's threads pinned and their random states kept apart (`mmcritic_dev.profiling.race`).
+the quickstart's data and model (the paper's prompt, six colours, width 128) and take turns, a
+block of steps each, with torch's threads pinned and their random states kept apart
+(`mmcritic_dev.profiling.race`).
 Warm-up steps are dropped; the median step time of each, its 95% interval, the phase split and
 the losses are printed as JSON, then one line per group size:
 
     n=<n> ratio_ours_over_plain=<x> loss_plain=<x> loss_ours=<y>
 
-Ours runs with position balancing and dynamic sampling off so both sample the same batches; what
-differs is the work per step (the shared-prefix log-prob and loss passes).
+Ours runs with position balancing, both-orders batches and dynamic sampling off so both sample
+the same batches; what differs is the work per step (the shared-prefix log-prob and loss
+passes).
 
     python benchmarks/train_throughput.py [--generations 4 8] [--steps 12] [--threads 1]
 """

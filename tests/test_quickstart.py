@@ -1,5 +1,5 @@
-"""The README's main job: GRPO must teach the tiny model to judge the synthetic colour pairs on
-the paper's prompt, right in both orders, not just with the better response in one place."""
+"""The README's main job: GRPO must teach the tiny model to judge the synthetic six-colour pairs
+on the paper's prompt, right in both orders, not just with the better response in one place."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def test_quickstart_grpo_adds_25_points_of_position_consistent_heldout_accuracy(
         tmp_path, RECIPES / "quickstart_cpu_sft.yaml", RECIPES / "quickstart_cpu.yaml"
     )
     assert report["data"]["template"] == "pairwise"
+    assert report["data"]["colors"] == 6
     assert report["warm_start"]["format_rate"] == 1.0
     assert report["gain_consistent_points"] >= 25, report
     assert json.loads((tmp_path / REPORT_FILE).read_text()) == report

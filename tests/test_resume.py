@@ -319,3 +319,15 @@ def test_the_trainer_internals_resume_overrides_keep_their_signatures():
         assert list(inspect.signature(getattr(Trainer, name)).parameters) == parameters, name
     sampler = RepeatSampler(data_source=[0, 1, 2, 3], mini_repeat_count=2, batch_size=2, seed=0)
     assert {"generator", "seed", "num_samples", "shuffle"} <= set(vars(sampler))
+
+
+def test_resume_with_both_orders_keeps_each_pair_and_its_copy_together(
+    warm_model, resume_data, tmp_path
+):
+    paired = (*GRPO, "grpo.both_orders=true")
+    straight, stopped = resume_case(warm_model, resume_data, tmp_path, paired, crash_at=6)
+    assert_weights_moved(straight)
+    assert_same_run(straight, stopped)
+    lines = rollout_lines(stopped)
+    assert lines == rollout_lines(straight)
+    assert any(key.endswith("#swapped") for line in lines for key in line["ids"])
