@@ -46,9 +46,10 @@ class QuickstartData:
     the paper's pairwise judge prompt (`template="pairwise"`) over the colour task with the full
     six-colour palette, judged by the tiny model at width 128 (about 1 M parameters; at the
     tiny model's own width, 64, GRPO raises its training reward on six colours without judging
-    held-out pairs any better). The GRPO recipe's KL anchor and both-orders batches keep every
-    seed learning there (recipes/quickstart_cpu.yaml). `colors=2, hidden_size=64` is the easier
-    variant; `template="pairwise_compact"` is the shorter prompt."""
+    held-out pairs any better). With the GRPO recipe's KL anchor and both-orders batches four
+    seeds in five gain more than 25 points right in both orders there (README, "What the
+    quickstart shows"). `colors=2, hidden_size=64` is the easier variant;
+    `template="pairwise_compact"` is the shorter prompt."""
 
     task: str = "color"
     n_train: int = 256
