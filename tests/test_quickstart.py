@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mmcritic.data.dataset import read_records
+from mmcritic.data.synth import COLORS
 from mmcritic.models.tiny import TinyModelSpec
 from mmcritic_dev.quickstart import REPORT_FILE, QuickstartData, prepare_inputs, run_quickstart
 
@@ -31,11 +32,12 @@ def test_quickstart_grpo_adds_25_points_of_position_consistent_heldout_accuracy(
 
 
 def test_quickstart_builds_its_model_at_the_width_and_palette_it_names(tmp_path):
-    data = QuickstartData(n_train=12, n_heldout=2, colors=6, hidden_size=128)
+    data = QuickstartData(n_train=12, n_heldout=2, colors=3, hidden_size=192)
+    assert data.hidden_size not in (TinyModelSpec.hidden_size, QuickstartData.hidden_size)
+    assert data.colors not in (len(COLORS), QuickstartData.colors)
     paths = prepare_inputs(tmp_path, data)
     config = json.loads((paths["model"] / "config.json").read_text())
-    assert TinyModelSpec.hidden_size != 128
-    assert config["text_config"]["hidden_size"] == 128
-    assert config["vision_config"]["hidden_size"] == 128
+    assert config["text_config"]["hidden_size"] == 192
+    assert config["vision_config"]["hidden_size"] == 192
     colours = {record.meta["color"] for record in read_records(paths["train"])}
-    assert len(colours) > 2, colours
+    assert colours == set(list(COLORS)[:3]), colours
