@@ -69,10 +69,14 @@ def resolve_attention(preference: str | None, device: Device, needs_mask: bool =
 
 def load_processor(name_or_path: str, budget: MediaBudget | None = None):
     """The model's processor with its image budget set to the run's, so images resized by
-    qwen-vl-utils are not resized a second time (videos are passed with `do_resize=False`)."""
+    qwen-vl-utils are not resized a second time (videos are passed with `do_resize=False`).
+
+    It pads on the left, as generation and TRL's GRPO batches do: a processor that pads on the
+    right (Qwen's as saved) returns per-token fields (`mm_token_type_ids`) that no longer line up
+    with left-padded ids, and the model then places image tokens wrongly in its rotary positions."""
     from transformers import AutoProcessor
 
-    processor = AutoProcessor.from_pretrained(name_or_path)
+    processor = AutoProcessor.from_pretrained(name_or_path, padding_side="left")
     image_processor = getattr(processor, "image_processor", None)
     if image_processor is not None and budget is not None:
         image_processor.size = {

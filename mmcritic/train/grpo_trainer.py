@@ -45,6 +45,7 @@ from mmcritic.train.media_rollout import (
     encode_prompts,
     forward_with_media,
     has_video,
+    token_types,
 )
 from mmcritic.train.resume import ExactResumeMixin
 from mmcritic.train.shared_prefix import SharedPrefixMixin
@@ -183,6 +184,11 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
 
     # -- dynamic sampling -----------------------------------------------------------------
     # -- videos -----------------------------------------------------------------------------
+    @property
+    def _media_token_ids(self) -> tuple[int | None, int | None]:
+        """The image and video placeholder ids, as TRL resolved them from the tokenizer."""
+        return self._image_pad_token_id, self._video_pad_token_id
+
     def _rollout(self, inputs: list[dict]) -> dict:
         """TRL's rollout, with each row's prompt group recorded (`prompt_group`: rows of one
         prompt share an id, unique across rounds) so the log-prob and loss passes can run each
@@ -220,10 +226,9 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
             yield
             return
         model = self.accelerator.unwrap_model(self.model_wrapped)
-        media_ids = (self._image_pad_token_id, self._video_pad_token_id)
         with (
             unique_image_processing(self.processing_class),
-            shared_prefill(model, sizes, *media_ids),
+            shared_prefill(model, sizes, *self._media_token_ids),
         ):
             yield
 
@@ -265,13 +270,16 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
             return self._shared_prefix_logps(
                 model, input_ids, attention_mask, logits_to_keep, **kwargs
             )
+        if kwargs.get("mm_token_type_ids") is not None:
+            # TRL left-pads the ids but takes the token types from a processor call that pads
+            # on the tokenizer's side; the ids themselves say where the media tokens are
+            kwargs["mm_token_type_ids"] = token_types(input_ids, *self._media_token_ids)
         if self._media_rows is None:
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, batch_size, **kwargs
             )
         media = collate(self._media_rows, input_ids.device)
-        ids = (self._image_pad_token_id, self._video_pad_token_id)
-        with forward_with_media(model, media, *ids):
+        with forward_with_media(model, media, *self._media_token_ids):
             # one chunk: the media rows are collated for the whole batch
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, input_ids.size(0), **kwargs
