@@ -52,7 +52,8 @@ def test_r1_recipe_carries_the_paper_values():
     assert recipe.optim.learning_rate == 1e-6
     assert (recipe.grpo.epsilon, recipe.grpo.epsilon_high, recipe.grpo.delta) == (0.2, 0.3, 3.0)
     assert recipe.grpo.beta == 0.01 and recipe.grpo.num_generations == 8
-    assert recipe.grpo.top_p == 0.99 and recipe.grpo.max_completion_length == 2048
+    # the paper's top_p is 0.99; 1.0 keeps vLLM's importance-sampling ratios exact
+    assert recipe.grpo.top_p == 1.0 and recipe.grpo.max_completion_length == 2048
     assert recipe.rewards.format_weight == 0.1
 
 
@@ -139,6 +140,19 @@ def test_grpo_checkpoints_inside_a_rollout_batch_are_refused(tmp_path):
         load_recipe(path, ["save_steps=3", "grpo.steps_per_generation=2"])
     assert load_recipe(path, ["save_steps=4", "grpo.steps_per_generation=2"]).save_steps == 4
     assert load_recipe(path, ["save_steps=3", "stage=sft"]).save_steps == 3
+
+
+def test_importance_sampling_against_top_p_truncated_vllm_log_probs_is_refused(tmp_path):
+    path = write(tmp_path, MINIMAL)
+    vllm = ["grpo.use_vllm=true", "device=cuda"]
+    with pytest.raises(RecipeError, match=r"grpo\.top_p \(0\.99\) below 1"):
+        load_recipe(path, [*vllm, "grpo.top_p=0.99"])
+    assert load_recipe(path, [*vllm, "grpo.top_p=1.0"]).grpo.top_p == 1.0
+    corrected = load_recipe(
+        path, [*vllm, "grpo.top_p=0.99", "grpo.vllm_importance_sampling_correction=false"]
+    )
+    assert corrected.grpo.top_p == 0.99
+    assert load_recipe(path, ["grpo.top_p=0.99"]).grpo.top_p == 0.99  # no vLLM, no ratio
 
 
 def test_r1_recipe_rolls_out_in_vllm_with_room_for_the_longest_prompt_and_response():

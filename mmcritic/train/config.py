@@ -294,11 +294,28 @@ class Recipe:
             found.append("data.min_pixels must not exceed data.max_pixels")
         if self.grpo.use_vllm and self.device == "cpu":
             found.append("grpo.use_vllm needs a GPU; set device: cuda or grpo.use_vllm: false")
+        found += self._importance_sampling_problems()
         if self.grpo.vllm_tensor_parallel_size < 1:
             found.append("grpo.vllm_tensor_parallel_size must be at least 1")
         if self.data.dataloader_num_workers < 0:
             found.append("data.dataloader_num_workers must be >= 0")
         return found + self._resume_problems()
+
+    def _importance_sampling_problems(self) -> list[str]:
+        """vLLM reports each sampled token's log-prob after top-p truncation (renormalised over
+        the nucleus); the trainer's are over the whole vocabulary. With top_p < 1 every
+        importance ratio would fall by the nucleus mass at its token, and a sequence-level ratio
+        by their product over up to thousands of tokens: the correction would mask or shrink
+        sequences for the truncation, not for any gap between the engines."""
+        grpo = self.grpo
+        if not (grpo.use_vllm and grpo.vllm_importance_sampling_correction and grpo.top_p < 1):
+            return []
+        return [
+            f"grpo.vllm_importance_sampling_correction compares the trainer's log-probs with "
+            f"vLLM's, which are taken after top-p truncation: with grpo.top_p ({grpo.top_p}) "
+            "below 1 every ratio is biased below 1; set grpo.top_p: 1.0, or "
+            "grpo.vllm_importance_sampling_correction: false"
+        ]
 
     def _critic_problems(self) -> list[str]:
         rewards, found = self.rewards, []
