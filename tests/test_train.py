@@ -380,6 +380,7 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
         "max_steps=2",
         "save_steps=100",
         "grpo.max_completion_length=8",
+        "grpo.both_orders=false",
         "optim.per_device_train_batch_size=2",
     )
     model = AutoModelForImageTextToText.from_pretrained(tmp_path / "run" / "final")
