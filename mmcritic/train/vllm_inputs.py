@@ -1,0 +1,159 @@
+"""Prompts for vLLM in the form its multimodal processor expands, with the media they show.
+
+TRL 1.16 hands vLLM prompt ids in which every image is already expanded into its pad tokens,
+plus the image: vLLM's Qwen2.5-VL processor then expands the first pad again, so the engine runs
+a prompt with the image's tokens doubled. Videos reach vLLM as pad tokens with no video at all,
+and images are sized by the checkpoint's default pixel budget rather than the run's.
+
+Here every run of media pads becomes one pad per image or video, the row's images and videos go
+along, and the processor arguments repeat the trainer's own processor call: its image pixel
+budget, videos already sampled and resized (no second resize), each video's metadata (the
+model's temporal positions derive from it). vLLM then expands each pad into exactly the tokens,
+grids and video timing the trainer encoded (`tests/test_vllm_inputs.py` checks this with
+vLLM's own processor).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from mmcritic.data.video import LoadedVideo, processor_video_kwargs
+
+
+@dataclass(frozen=True)
+class MediaTokens:
+    """The pad token ids an image and a video expand into."""
+
+    image: int
+    video: int
+
+    @classmethod
+    def of(cls, processor: Any) -> MediaTokens:
+        return cls(processor.image_token_id, processor.video_token_id)
+
+
+def collapse_media_pads(prompt_ids: Sequence[int], tokens: MediaTokens) -> list[int]:
+    """The prompt with each run of one media pad token cut to a single pad: the placeholder
+    vLLM expands. Qwen2.5-VL's chat template wraps every item in vision start and end tokens,
+    so a run is one image or one video."""
+    pads = (tokens.image, tokens.video)
+    collapsed: list[int] = []
+    for token in prompt_ids:
+        if token in pads and collapsed and collapsed[-1] == token:
+            continue
+        collapsed.append(token)
+    return collapsed
+
+
+def processor_kwargs(image_size: dict[str, int], videos: Sequence[LoadedVideo]) -> dict[str, Any]:
+    """vLLM's `mm_processor_kwargs` for one prompt: the trainer's processor settings, scoped to
+    each modality as vLLM hashes them for its processor cache."""
+    kwargs: dict[str, Any] = {"images_kwargs": {"size": dict(image_size)}}
+    if videos:
+        kwargs["videos_kwargs"] = {
+            **processor_video_kwargs(list(videos))["videos_kwargs"],
+            "video_metadata": [video.metadata for video in videos],
+        }
+    return kwargs
+
+
+def vllm_prompt(
+    prompt_ids: Sequence[int],
+    images: Sequence[Any],
+    videos: Sequence[LoadedVideo],
+    tokens: MediaTokens,
+    image_size: dict[str, int],
+) -> dict[str, Any]:
+    """The vLLM prompt dict that expands to `prompt_ids` (the trainer's expanded ids) given the
+    row's images (PIL, already in the run's budget) and videos (loaded frames)."""
+    collapsed = collapse_media_pads(prompt_ids, tokens)
+    _check_count(collapsed.count(tokens.image), len(images), "image")
+    _check_count(collapsed.count(tokens.video), len(videos), "video")
+    prompt: dict[str, Any] = {"prompt_token_ids": collapsed}
+    if not images and not videos:
+        return prompt
+    data: dict[str, Any] = {}
+    if images:
+        data["image"] = list(images)
+    if videos:
+        data["video"] = [(video.frames, video.metadata) for video in videos]
+        prompt["multi_modal_uuids"] = {"video": video_uuids(videos)}
+    prompt["multi_modal_data"] = data
+    prompt["mm_processor_kwargs"] = processor_kwargs(image_size, videos)
+    return prompt
+
+
+def video_uuids(videos: Sequence[LoadedVideo]) -> list[str]:
+    """Cache keys for a prompt's videos, each naming all of them. The metadata travels as one
+    list per prompt, so vLLM's processor cache must never hit some videos of a prompt and
+    process the rest alone under the whole list."""
+    digest = hashlib.sha256()
+    for video in videos:
+        frames = torch.as_tensor(video.frames).contiguous()
+        digest.update(frames.cpu().numpy().tobytes())
+        digest.update(json.dumps(video.metadata, sort_keys=True).encode())
+    key = digest.hexdigest()[:32]
+    return [f"{key}-{index}" for index in range(len(videos))]
+
+
+def _check_count(placeholders: int, items: int, kind: str) -> None:
+    if placeholders != items:
+        raise ValueError(
+            f"a prompt has {placeholders} {kind} placeholder(s) but {items} {kind}(s) to show"
+        )
+
+
+RowMedia = tuple[Sequence[Any], Sequence[LoadedVideo]]
+
+
+class MediaPromptLLM:
+    """vLLM's `LLM` as TRL's `VLLMGeneration` calls it (colocate mode), each prompt rewritten
+    by `vllm_prompt` on its way in; everything else passes through to the engine.
+
+    A row's images come from the prompt dict TRL built; a batch that holds a video (whose media
+    the trainer keeps out of TRL's hands) hands every row's images and videos over through
+    `media`, in the order of the prompts."""
+
+    def __init__(self, llm: Any, tokens: MediaTokens, image_size: dict[str, int]):
+        self.llm = llm
+        self.tokens = tokens
+        self.image_size = dict(image_size)
+        self._rows: list[RowMedia] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.llm, name)
+
+    @contextmanager
+    def media(self, images: Sequence[Sequence[Any]], videos: Sequence[Sequence[Any]]) -> Iterator:
+        self._rows = list(zip(images, videos, strict=True))
+        try:
+            yield
+        finally:
+            self._rows = None
+
+    def generate(self, prompts: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        if self._rows is not None and len(self._rows) != len(prompts):
+            raise ValueError(
+                f"{len(prompts)} prompts reached vLLM for {len(self._rows)} rows of media"
+            )
+        rows = self._rows or [(_trl_images(prompt), []) for prompt in prompts]
+        rewritten = [
+            vllm_prompt(prompt["prompt_token_ids"], images, videos, self.tokens, self.image_size)
+            for prompt, (images, videos) in zip(prompts, rows, strict=True)
+        ]
+        return self.llm.generate(rewritten, *args, **kwargs)
+
+
+def _trl_images(prompt: dict[str, Any]) -> list[Any]:
+    """The images TRL put in a prompt dict: one image alone, several as a list."""
+    image = prompt.get("multi_modal_data", {}).get("image")
+    if image is None:
+        return []
+    return list(image) if isinstance(image, list) else [image]
