@@ -216,9 +216,15 @@ def plain_trainer(recipe: Any, processor: Any, dataset: Any) -> Any:
     """TRL's own GRPOTrainer on the same model, data, config and rewards: the baseline."""
     from trl import GRPOTrainer
 
-    from mmcritic.models.loading import load_model, resolve_device, resolve_dtype, vision_token_ids
+    from mmcritic.models.loading import (
+        load_model,
+        resolve_attention,
+        resolve_device,
+        resolve_dtype,
+        vision_token_ids,
+    )
     from mmcritic.rewards import training_rewards
-    from mmcritic.train.run import critic_reward, reward_weights, training_attention
+    from mmcritic.train.run import critic_reward, reward_weights
     from mmcritic.train.trl_configs import grpo_config
 
     device = resolve_device(recipe.device)
@@ -227,8 +233,9 @@ def plain_trainer(recipe: Any, processor: Any, dataset: Any) -> Any:
         reward_weights(recipe), dataset.unique("kind"), critic_reward(recipe, device)
     )
     config = grpo_config(recipe, device, dtype, vision_token_ids(processor.tokenizer), weights)
+    attention = resolve_attention(recipe.model.attn_implementation, device)
     return GRPOTrainer(
-        model=load_model(recipe.model.name_or_path, dtype, training_attention(recipe, device)),
+        model=load_model(recipe.model.name_or_path, dtype, attention),
         reward_funcs=functions,
         args=config,
         train_dataset=dataset,

@@ -210,18 +210,17 @@ def test_trls_old_name_for_paged_generation_points_to_the_current_one(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("preference", "device", "needs_mask", "flash", "expected"),
+    ("preference", "device", "flash", "expected"),
     [
-        ("auto", "cpu", False, True, "sdpa"),
-        ("auto", "cuda", False, True, "flash_attention_2"),
-        ("auto", "cuda", True, True, "sdpa"),
-        ("auto", "cuda", False, False, "sdpa"),
-        (None, "cuda", False, True, "flash_attention_2"),
-        ("eager", "cuda", True, True, "eager"),
+        ("auto", "cpu", True, "sdpa"),
+        ("auto", "cuda", True, "flash_attention_2"),
+        ("auto", "cuda", False, "sdpa"),
+        (None, "cuda", True, "flash_attention_2"),
+        ("eager", "cuda", True, "eager"),
     ],
 )
-def test_attention_auto_takes_flash_attention_where_it_is_installed_and_fits(
-    monkeypatch, preference, device, needs_mask, flash, expected
+def test_attention_auto_takes_flash_attention_where_it_is_installed(
+    monkeypatch, preference, device, flash, expected
 ):
     import importlib.util
 
@@ -233,4 +232,4 @@ def test_attention_auto_takes_flash_attention_where_it_is_installed_and_fits(
         "find_spec",
         lambda name, *a: (object() if flash else None) if name == "flash_attn" else real(name, *a),
     )
-    assert resolve_attention(preference, device, needs_mask) == expected
+    assert resolve_attention(preference, device) == expected

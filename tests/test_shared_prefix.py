@@ -1,21 +1,29 @@
 """The grouped (shared-prompt) log-prob pass gives the standard pass's log-probs, entropies and
-gradients, on the tiny Qwen2.5-VL with images, videos, padding and shuffled rows."""
+gradients, on the tiny Qwen2.5-VL with images, videos, padding and shuffled rows, in chunks of
+whole groups, under gradient checkpointing and LoRA, and at the 7B's widths; its decoder's memory
+grows linearly with the grouped length."""
 
 from __future__ import annotations
 
+import math
+import weakref
 from pathlib import Path
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.synth import synthesize
+from mmcritic.models import build_tiny_model
 from mmcritic.models.generation import encode_batch
 from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import MediaLoader, to_dataset
 from mmcritic.train.media_rollout import encode_prompts, token_types
 from mmcritic.train.run import make_trainer
+from mmcritic.train.shared_prefix import Groups, build_layout
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 GENERATIONS = 3
@@ -54,9 +62,19 @@ def _completions(rows: int, width: int, vocab: int, generator: torch.Generator):
     return ids.masked_fill(mask == 0, 0), mask
 
 
-def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None, weights=None):
+def _grouped_passes(trainer) -> int:
+    """How many grouped passes the trainer has run (each logs its token fraction once)."""
+    return sum(
+        len(trainer._metrics[mode]["shared_prefix/token_fraction"]) for mode in trainer._metrics
+    )
+
+
+def _both_passes(
+    trainer, ids, mask, width, groups, kwargs, media_rows=None, weights=None, batch_size=None
+):
     """(log-probs, entropies, gradients) of the standard and of the grouped pass, each under
-    the loss sum(log-prob * weight) over completion tokens (random weights by default)."""
+    the loss sum(log-prob * weight) over completion tokens (random weights by default), both
+    in chunks of `batch_size` rows (all rows by default)."""
     results = []
     if weights is None:
         weights = torch.randn(ids.size(0), width, generator=torch.Generator().manual_seed(7))
@@ -65,9 +83,17 @@ def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None, wei
         trainer.shared_prefix = shared
         trainer._prompt_groups = groups if shared else None
         trainer._media_rows = media_rows
+        passes = _grouped_passes(trainer)
         logps, entropies, _ = trainer._get_per_token_logps_and_entropies(
-            trainer.model, ids, mask, width, ids.size(0), compute_entropy=True, **dict(kwargs)
+            trainer.model,
+            ids,
+            mask,
+            width,
+            batch_size or ids.size(0),
+            compute_entropy=True,
+            **dict(kwargs),
         )
+        assert _grouped_passes(trainer) == passes + shared, "the grouped pass did not run"
         completion_mask = mask[:, -width:].to(logps.dtype)
         (logps * weights * completion_mask).sum().backward()
         grads = {
@@ -82,14 +108,15 @@ def _both_passes(trainer, ids, mask, width, groups, kwargs, media_rows=None, wei
     return results
 
 
-def _assert_same(standard, shared):
+def _assert_same(standard, shared, trained: str = "visual"):
+    """Same log-probs, entropies and gradients, and some gradient reached `trained` weights."""
     (logps_a, ent_a, grads_a), (logps_b, ent_b, grads_b) = standard, shared
     assert logps_a.abs().sum() > 0, "nothing was scored"
     torch.testing.assert_close(logps_b, logps_a, atol=2e-5, rtol=1e-4)
     torch.testing.assert_close(ent_b, ent_a, atol=2e-5, rtol=1e-4)
     assert set(grads_a) == set(grads_b)
     moved = [name for name, grad in grads_a.items() if grad.abs().sum() > 0]
-    assert any("visual" in name for name in moved), "the vision tower got no gradient"
+    assert any(trained in name for name in moved), f"no {trained} weight got a gradient"
     for name in grads_a:
         torch.testing.assert_close(grads_b[name], grads_a[name], atol=1e-5, rtol=1e-3)
 
@@ -143,7 +170,9 @@ def test_grouped_pass_equals_the_standard_pass_on_images(
     _assert_same(standard, shared)
 
 
-def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_path):
+@pytest.mark.parametrize("batch_size", [None, 6], ids=["one_chunk", "two_chunks"])
+def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_path, batch_size):
+    """Videos ride with their rows: chunks of whole groups take their own rows' videos."""
     data = tmp_path / "motion"
     synthesize("motion", 3, data, seed=1, overwrite=True)
     trainer, budget = trainer_for(tiny_model_dir, data, tmp_path / "run")
@@ -165,8 +194,16 @@ def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_pat
     )
     ids, mask = torch.cat([prompt_ids, completion], 1), torch.cat([prompt_mask, completion_mask], 1)
     rows = [encoded.rows[r] for r in repeat]
+    shuffle = torch.randperm(len(repeat), generator=torch.Generator().manual_seed(6)).tolist()
     standard, shared = _both_passes(
-        trainer, ids, mask, 6, torch.tensor(repeat), {}, media_rows=rows
+        trainer,
+        ids[shuffle],
+        mask[shuffle],
+        6,
+        torch.tensor(repeat)[shuffle],
+        {},
+        media_rows=[rows[i] for i in shuffle],
+        batch_size=batch_size,
     )
     _assert_same(standard, shared)
 
@@ -193,3 +230,277 @@ def test_in_float64_the_grouped_gradients_are_the_standard_ones_up_to_rounding(
         for *_, grads in (standard, shared)
     ]
     assert (flat[1] - flat[0]).norm() <= 1e-6 * flat[0].norm()
+
+
+@pytest.mark.slow
+def test_grouped_pass_equals_the_standard_pass_at_the_7b_widths(color_set, tmp_path):
+    """Qwen2.5-VL-7B's text widths (hidden 3584, 28 heads over 4 KV heads of 128, MLP 18944,
+    M-RoPE sections 16/24/24) in one layer, behind a one-block vision tower of its real width:
+    log-probs and entropies within 1e-5, in two chunks, and the attention weights' gradients
+    (the only ones asked for, to keep the test's memory and time down) within 1e-5 relative."""
+    model = build_tiny_model(
+        tmp_path / "wide",
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_layers=1,
+        num_heads=28,
+        num_kv_heads=4,
+        vision_hidden_size=1280,
+        vision_intermediate_size=3420,
+        vision_depth=1,
+        vision_heads=16,
+    )
+    trainer, budget = trainer_for(model, color_set, tmp_path / "run", "grpo.beta=0.0")
+    assert trainer.model.config.text_config.rope_parameters["mrope_section"] == [16, 24, 24]
+    for name, parameter in trainer.model.named_parameters():
+        parameter.requires_grad_(".self_attn." in name)
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 2, 5, shuffle=True)
+    standard, shared = _both_passes(trainer, ids, mask, 5, groups, kwargs, batch_size=3)
+    assert standard[0].abs().sum() > 0, "nothing was scored"
+    torch.testing.assert_close(shared[0], standard[0], atol=1e-5, rtol=0)
+    torch.testing.assert_close(shared[1], standard[1], atol=1e-5, rtol=0)
+    assert sorted(standard[2]) == sorted(shared[2])
+    assert len(standard[2]) == 7  # q, k, v with biases, and o
+    for name, grad in standard[2].items():
+        assert grad.norm() > 0, name
+        assert (shared[2][name] - grad).norm() <= 1e-5 * grad.norm(), name
+
+
+def test_whole_groups_fill_each_chunk_in_order():
+    groups = Groups([[0, 4], [1, 2, 5], [3], [6, 7, 8, 9]])
+    assert [chunk.members for chunk in groups.chunks(3)] == [
+        [[0, 4]],
+        [[1, 2, 5]],
+        [[3]],
+        [[6, 7, 8, 9]],  # a group larger than the chunk runs alone
+    ]
+    assert [chunk.members for chunk in groups.chunks(4)] == [
+        [[0, 4]],
+        [[1, 2, 5], [3]],
+        [[6, 7, 8, 9]],
+    ]
+    assert [chunk.members for chunk in groups.chunks(6)] == [
+        [[0, 4], [1, 2, 5], [3]],
+        [[6, 7, 8, 9]],
+    ]
+
+
+def test_chunks_are_halved_until_there_are_as_many_as_another_rank_runs():
+    groups = Groups([[0, 1, 2, 3], [4, 5, 6, 7]])
+    assert len(groups.chunks(8)) == 1
+    assert [chunk.members for chunk in groups.chunks(8, count=2)] == [
+        [[0, 1, 2, 3]],
+        [[4, 5, 6, 7]],
+    ]
+    # a lone group splits into rows of the same prompt, in order
+    assert [chunk.members for chunk in groups.chunks(8, count=3)] == [
+        [[0, 1]],
+        [[2, 3]],
+        [[4, 5, 6, 7]],
+    ]
+    assert [chunk.members for chunk in groups.chunks(None, count=2)] == [
+        [[0, 1, 2, 3]],
+        [[4, 5, 6, 7]],
+    ]
+    assert sum(len(chunk.rows) for chunk in groups.chunks(8, count=8)) == 8
+    with pytest.raises(ValueError, match="cannot be split"):
+        groups.chunks(8, count=9)
+    assert [chunk.members for chunk in groups.chunks(None)] == [groups.members]
+
+
+@pytest.mark.parametrize(("batch_size", "chunks"), [(4, 4), (6, 2), (9, 2)])
+def test_grouped_pass_in_chunks_equals_the_standard_pass(
+    tiny_model_dir, color_set, tmp_path, batch_size, chunks
+):
+    """Shuffled rows of four prompts of different lengths, in chunks of whole groups: each
+    chunk's forward holds its own rows' images, and the rows come back in their order."""
+    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
+    forwards = []
+    trainer.model.register_forward_pre_hook(
+        lambda module, args, inputs: forwards.append("shift_labels" in inputs), with_kwargs=True
+    )
+    standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs, batch_size=batch_size)
+    _assert_same(standard, shared)
+    assert sum(forwards) == chunks
+    assert len(forwards) - sum(forwards) == math.ceil(ids.size(0) / batch_size)  # TRL's chunks
+
+
+@pytest.mark.parametrize("reentrant", [False, True], ids=["non_reentrant", "reentrant"])
+def test_gradient_checkpointing_recomputes_with_the_grouped_attention(
+    tiny_model_dir, color_set, tmp_path, reentrant
+):
+    """Checkpointed layers rerun their forward in backward, after the pass has returned: the
+    rerun must attend as the grouped layout does, or the gradients are those of other sums."""
+    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
+    trainer.model.activation_checkpointing_enable({"use_reentrant": reentrant})
+    trainer.model.train()
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
+    standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs, batch_size=6)
+    _assert_same(standard, shared)
+    assert trainer.model.config.get_text_config()._attn_implementation == "sdpa"
+
+
+def test_a_model_loaded_with_eager_attention_keeps_it_around_the_grouped_pass(
+    tiny_model_dir, color_set, tmp_path
+):
+    trainer, budget = trainer_for(
+        tiny_model_dir, color_set, tmp_path, "model.attn_implementation=eager"
+    )
+    config = trainer.model.config
+    assert config.get_text_config()._attn_implementation == "eager"
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
+    standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs, batch_size=6)
+    _assert_same(standard, shared)
+    assert config.get_text_config()._attn_implementation == "eager"
+    assert config.vision_config._attn_implementation == "eager"
+
+
+def test_grouped_pass_equals_the_standard_pass_through_a_lora_wrapper(
+    tiny_model_dir, color_set, tmp_path
+):
+    """A PEFT-wrapped policy: the grouped attention finds the text config and layers through
+    the wrapper (LoRA dropout off: its random masks would differ between the two passes)."""
+    trainer, budget = trainer_for(
+        tiny_model_dir,
+        color_set,
+        tmp_path,
+        "model.lora.enabled=true",
+        "model.lora.r=4",
+        "model.lora.dropout=0.0",
+        "model.lora.target_modules=[q_proj,v_proj]",
+    )
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
+    standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs, batch_size=6)
+    _assert_same(standard, shared, trained="lora_")
+
+
+def test_prompts_must_be_left_padded_and_completions_right_padded():
+    groups = Groups([[0, 1]])
+    prompt_ids = torch.tensor([[5, 6, 7], [5, 6, 7]])
+    completion_ids = torch.tensor([[8, 9], [8, 9]])
+    positions = torch.arange(3).expand(3, 1, 3)
+    types = torch.zeros(1, 3, dtype=torch.long)
+    ones = torch.ones(2, 2, dtype=torch.long)
+    left = torch.tensor([[0, 1, 1], [0, 1, 1]])
+    layout = build_layout(prompt_ids, left, completion_ids, ones, positions, types, groups, 0)
+    assert layout.attention.left_padding == (1,)
+    right = torch.tensor([[1, 1, 0], [1, 1, 0]])
+    with pytest.raises(ValueError, match="left-padded"):
+        build_layout(prompt_ids, right, completion_ids, ones, positions, types, groups, 0)
+    holes = torch.tensor([[0, 1], [1, 1]])
+    with pytest.raises(ValueError, match="right-padded"):
+        build_layout(prompt_ids, left, completion_ids, holes, positions, types, groups, 0)
+
+
+class LiveTensorBytes(TorchDispatchMode):
+    """Peak bytes held by the tensors that ops create while the mode is on.
+
+    On a CPU torch keeps no allocator statistics (`max_memory_allocated` is CUDA's), a process's
+    peak RSS mixes in the allocator's caching and everything else the process holds, and the
+    profiler attributes memory to ops rather than over time. A dispatch mode sees every tensor an
+    op returns, below autograd, so saved activations count as long as autograd keeps them; a
+    finalizer on each tensor sees it freed. Views and in-place results add no storage. What it
+    cannot see is scratch space inside a fused kernel, which sdpa's CPU kernel bounds by tiles."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.storages: dict[int, list[int]] = {}  # data pointer -> [bytes, tensors on it]
+        self.live = self.peak = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        aliases = any(result.alias_info is not None for result in func._schema.returns)
+        for tensor in tree_leaves(out):
+            if isinstance(tensor, torch.Tensor):
+                self._track(tensor, aliases)
+        return out
+
+    def _track(self, tensor: torch.Tensor, aliases: bool) -> None:
+        storage = tensor.untyped_storage()
+        key = storage.data_ptr()
+        if key not in self.storages:
+            if aliases or storage.nbytes() == 0:
+                return
+            self.storages[key] = [storage.nbytes(), 0]
+            self.live += storage.nbytes()
+            self.peak = max(self.peak, self.live)
+        self.storages[key][1] += 1
+        weakref.finalize(tensor, self._release, key)
+
+    def _release(self, key: int) -> None:
+        entry = self.storages[key]
+        entry[1] -= 1
+        if entry[1] == 0:
+            del self.storages[key]
+            self.live -= entry[0]
+
+
+def test_live_tensor_bytes_counts_what_autograd_keeps_and_sees_quadratic_growth():
+    weight = torch.randn(100, 100, requires_grad=True)
+    with LiveTensorBytes() as memory:
+        inputs = torch.randn(100, 100)
+        output = (inputs @ weight).tanh()  # matmul keeps its input, tanh its output
+        del inputs
+        assert memory.live == 2 * 100 * 100 * 4
+        output.sum().backward()
+        del output
+        assert memory.live == 100 * 100 * 4  # the weight's gradient
+    peaks = []
+    for size in (100, 200, 400):
+        with LiveTensorBytes() as memory:
+            torch.ones(size, size).tril()
+        peaks.append(memory.peak)
+    assert (peaks[2] - peaks[1]) / (peaks[1] - peaks[0]) == 4
+
+
+def _decoder_peak(trainer, prompt_length: int, width: int = 8) -> tuple[int, int]:
+    """(grouped length, peak bytes) of the text decoder's forward (its attention and any mask
+    transformers builds for it) in the grouped log-prob pass over two text prompts of
+    `prompt_length` tokens (the second left-padded by ten), GENERATIONS completions each.
+    TRL's log-prob head after the decoder holds a (tokens, 32768) tile, which would drown the
+    attention's share in the whole pass."""
+    generator = torch.Generator().manual_seed(prompt_length)
+    vocab = trainer.model.config.get_text_config().vocab_size
+    prompts = torch.randint(3, vocab - 20, (2, prompt_length), generator=generator)
+    prompt_mask = torch.ones_like(prompts)
+    prompts[1, :10], prompt_mask[1, :10] = trainer._tokenizer.pad_token_id, 0
+    groups = torch.arange(2).repeat_interleave(GENERATIONS)
+    completion, completion_mask = _completions(len(groups), width, vocab, generator)
+    ids = torch.cat([prompts[groups], completion], dim=1)
+    mask = torch.cat([prompt_mask[groups], completion_mask], dim=1)
+    trainer.shared_prefix, trainer._prompt_groups = True, groups
+    passes = _grouped_passes(trainer)
+    memory = LiveTensorBytes()
+
+    def start(*_) -> None:
+        memory.__enter__()
+
+    def stop(*_) -> None:
+        memory.__exit__(None, None, None)
+
+    decoder = trainer.model.model.language_model
+    hooks = [decoder.register_forward_pre_hook(start), decoder.register_forward_hook(stop)]
+    with torch.no_grad():
+        trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, width, len(groups))
+    for hook in hooks:
+        hook.remove()
+    assert _grouped_passes(trainer) == passes + 1, "the grouped pass did not run"
+    return prompt_length - 1 + GENERATIONS * (width + 1), memory.peak
+
+
+def test_grouped_pass_memory_grows_linearly_with_the_group_length(
+    tiny_model_dir, color_set, tmp_path
+):
+    """Peak memory of the grouped pass's decoder at three group lengths, each step twice the
+    last: linear growth doubles the increment from one length to the next, an (L, L) mask or
+    score matrix about quadruples it."""
+    trainer, _ = trainer_for(tiny_model_dir, color_set, tmp_path)
+    (short, low), (middle, mid), (long, high) = (
+        _decoder_peak(trainer, length) for length in (485, 970, 1940)
+    )
+    assert (middle - short) * 2 == long - middle
+    ratio = (high - mid) / (mid - low)
+    quadratic = (long**2 - middle**2) / (middle**2 - short**2)
+    assert mid > low
+    assert abs(ratio - 2) < 0.1, f"increments grow {ratio:.2f}x (quadratic: {quadratic:.2f}x)"

@@ -39,6 +39,15 @@ PINNED_SIGNATURES = {
     (GRPOTrainer, "_tokenize_prompts"): ["self", "prompts"],
     (GRPOTrainer, "_compute_loss"): ["self", "model", "inputs"],
     (GRPOTrainer, "_get_train_sampler"): ["self", "dataset"],
+    (GRPOTrainer, "_prepare_inputs"): ["self", "generation_batch"],
+    (GRPOTrainer, "_generate_single_turn"): [
+        "self",
+        "prompt_ids",
+        "images",
+        "multimodal_fields",
+        "num_generations",
+        "has_tool_images",
+    ],
     (DataCollatorForVisionLanguageModeling, "_collate_prompt_completion"): ["self", "examples"],
     (Trainer, "_load_from_checkpoint"): ["self", "resume_from_checkpoint", "model"],
     (Trainer, "_save_checkpoint"): ["self", "model", "trial"],
@@ -99,6 +108,24 @@ def test_generate_returns_the_tuple_the_vision_guard_unpacks():
 def test_tokenize_prompts_returns_ids_images_and_fields_in_that_order():
     returned = _returned_names(GRPOTrainer._tokenize_prompts)
     assert returned and all(names == TOKENIZE_RETURNS for names in returned)
+
+
+def test_rollout_buffering_still_shuffles_splits_and_buffers_as_the_group_split_mirrors():
+    """`CriticGRPOTrainer._prepare_inputs` repeats TRL's training branch with a group-wise
+    shuffle: TRL must still generate every steps_per_generation x num_iterations steps, shuffle,
+    split into steps_per_generation parts and buffer them, in that order."""
+    source = inspect.getsource(GRPOTrainer._prepare_inputs)
+    steps = [
+        "generate_every = self.args.steps_per_generation * self.num_iterations",
+        "self._generate_and_score_completions(generation_batch)",
+        "split_pixel_values_by_grid(generation_batch)",
+        "shuffle_sequence_dict(generation_batch)",
+        "split_tensor_dict(generation_batch, self.args.steps_per_generation)",
+        "unsplit_pixel_values_by_grid(batch) for batch in generation_batches",
+        "self._buffered_inputs[self._step % self.args.steps_per_generation]",
+    ]
+    positions = [source.find(step) for step in steps]
+    assert -1 not in positions and positions == sorted(positions)
 
 
 @pytest.mark.parametrize(

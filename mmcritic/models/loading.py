@@ -56,13 +56,14 @@ def resolve_dtype(preference: str, device: Device) -> torch.dtype:
     return getattr(torch, preference)
 
 
-def resolve_attention(preference: str | None, device: Device, needs_mask: bool = False) -> str:
-    """`auto`: flash-attention 2 on a GPU where the flash-attn package is installed, unless the
-    caller `needs_mask` (an explicit 4-D attention mask, which flash-attention does not take);
-    sdpa otherwise. Any other name is transformers' own and is used as given."""
+def resolve_attention(preference: str | None, device: Device) -> str:
+    """`auto`: flash-attention 2 on a GPU where the flash-attn package is installed, sdpa
+    otherwise (the shared-prefix passes switch the text decoder to their own attention only while
+    they run, `mmcritic.train.prefix_attention`). Any other name is transformers' own and is used
+    as given."""
     if preference not in (None, "auto"):
         return preference
-    if device == "cuda" and not needs_mask and importlib.util.find_spec("flash_attn"):
+    if device == "cuda" and importlib.util.find_spec("flash_attn"):
         return "flash_attention_2"
     return "sdpa"
 

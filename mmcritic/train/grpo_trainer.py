@@ -31,6 +31,11 @@ import torch
 from accelerate import skip_first_batches
 from transformers import TrainerCallback
 from trl import GRPOTrainer
+from trl.trainer.utils import (
+    split_pixel_values_by_grid,
+    split_tensor_dict,
+    unsplit_pixel_values_by_grid,
+)
 
 from mmcritic.rewards import weighted_total
 from mmcritic.train.balanced_sampling import (
@@ -47,9 +52,11 @@ from mmcritic.train.media_rollout import (
     has_video,
     token_types,
 )
+from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
 from mmcritic.train.shared_prefix import SharedPrefixMixin
 from mmcritic.train.shared_rollout import group_sizes, shared_prefill, unique_image_processing
+from mmcritic.train.vllm_inputs import MediaPromptLLM, MediaTokens
 
 logger = logging.getLogger(__name__)
 # TRL 1.16 reads transformers' deprecated `is_gradient_checkpointing` each time it unwraps the model
@@ -100,6 +107,7 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
         self.add_callback(_EpochToSampler(self))
         self._pending_media: tuple[list, list] | None = None
         self._media_rows: list[RowMedia] | None = None
+        self._send_media_to_vllm()
 
     # -- vision-token guard ---------------------------------------------------------------
     def _generate(self, prompts: list):
@@ -268,7 +276,7 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
     ):
         if self._can_share_prefix(attention_mask, logits_to_keep, kwargs):
             return self._shared_prefix_logps(
-                model, input_ids, attention_mask, logits_to_keep, **kwargs
+                model, input_ids, attention_mask, logits_to_keep, batch_size, **kwargs
             )
         if kwargs.get("mm_token_type_ids") is not None:
             # TRL left-pads the ids but takes the token types from a processor call that pads
@@ -284,6 +292,56 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
             return super()._get_per_token_logps_and_entropies(
                 model, input_ids, attention_mask, logits_to_keep, input_ids.size(0), **kwargs
             )
+
+    # -- vLLM prompts -----------------------------------------------------------------------
+    def _send_media_to_vllm(self) -> None:
+        """Colocated vLLM gets each prompt in the form it expands, with the row's images and
+        videos and the run's processor settings (`mmcritic.train.vllm_inputs`), through an
+        adapter around the engine TRL calls. A server is fed by TRL's client, which carries
+        images (as features placed on the trainer's own ids) and no video."""
+        if not self.use_vllm:
+            return
+        if self.vllm_mode == "server" and _holds_video(self.train_dataset):
+            raise ValueError(
+                "the training data holds videos, which TRL's vLLM client cannot send to a vLLM "
+                "server; set grpo.vllm_mode: colocate (or grpo.use_vllm: false)"
+            )
+        if self.vllm_mode == "server":
+            return
+        generation = self.vllm_generation
+        if generation.tensor_parallel_size > 1 and _holds_video(self.train_dataset):
+            raise ValueError(
+                "videos reach a colocated vLLM engine one process at a time; set "
+                "grpo.vllm_tensor_parallel_size: 1 for training data that holds videos"
+            )
+        processor = self.processing_class
+        generation.llm = MediaPromptLLM(
+            generation.llm, MediaTokens.of(processor), processor.image_processor.size
+        )
+
+    def _generate_single_turn(self, *args, **kwargs):
+        """TRL's generation; a batch holding a video hands each row's media to vLLM."""
+        llm = getattr(getattr(self, "vllm_generation", None), "llm", None)
+        if self._pending_media is None or not isinstance(llm, MediaPromptLLM):
+            return super()._generate_single_turn(*args, **kwargs)
+        with llm.media(*self._pending_media):
+            return super()._generate_single_turn(*args, **kwargs)
+
+    # -- micro-batches ----------------------------------------------------------------------
+    def _prepare_inputs(self, generation_batch: dict[str, Any]) -> dict[str, Any]:
+        """TRL's rollout buffering, with whole prompt groups shuffled into micro-batches
+        (`mmcritic.train.prefix_sharing.shuffle_groups`) when the shared-prefix pass runs and a
+        rollout batch feeds several micro-batches; TRL's own row shuffle otherwise (with one
+        micro-batch per rollout, every group is whole in it anyway)."""
+        steps = self.args.steps_per_generation
+        if not (self.shared_prefix and self.model.training and steps > 1):
+            return super()._prepare_inputs(generation_batch)
+        if self._step % (steps * self.num_iterations) == 0 or self._buffered_inputs is None:
+            batch = self._generate_and_score_completions(generation_batch)
+            batch = shuffle_groups(split_pixel_values_by_grid(batch), batch["prompt_group"])
+            parts = split_tensor_dict(batch, steps)
+            self._buffered_inputs = [unsplit_pixel_values_by_grid(part) for part in parts]
+        return self._buffered_inputs[self._step % steps]
 
     # -- dynamic sampling -------------------------------------------------------------------
     def _generate_and_score_completions(self, inputs):
@@ -425,6 +483,13 @@ class _EpochToSampler(TrainerCallback):
     def on_epoch_begin(self, args, state, control, **kwargs):
         if self.trainer._main_sampler is not None:
             self.trainer._main_sampler.set_epoch(math.floor(state.epoch or 0))
+
+
+def _holds_video(dataset: Any) -> bool:
+    """Whether any row of the training data shows a video (read from the paths, unloaded)."""
+    if dataset is None or "videos" not in dataset.column_names:
+        return False
+    return any(dataset.with_format(None)["videos"])
 
 
 def _part(rollout: dict, rows: list[int]) -> dict:

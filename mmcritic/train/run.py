@@ -250,19 +250,14 @@ def _verdict_tokens(recipe: Recipe) -> int:
     return min(recipe.grpo.max_completion_length, 256)
 
 
-def training_attention(recipe: Recipe, device: str) -> str:
-    """The attention the model trains with: GRPO's shared-prefix passes need a 4-D mask."""
-    needs_mask = recipe.stage == "grpo" and recipe.grpo.shared_prefix
-    return resolve_attention(recipe.model.attn_implementation, device, needs_mask)
-
-
 def make_trainer(
     recipe: Recipe, processor: Any, dataset: Any, callbacks: list[Any] | None = None
 ) -> Any:
     """The stage's trainer (CriticGRPOTrainer or TRL's SFTTrainer), model loaded per recipe."""
     device = resolve_device(recipe.device)
     dtype = resolve_dtype(recipe.model.dtype, device)
-    model = load_model(recipe.model.name_or_path, dtype, training_attention(recipe, device))
+    attention = resolve_attention(recipe.model.attn_implementation, device)
+    model = load_model(recipe.model.name_or_path, dtype, attention)
     if recipe.model.freeze_vision_tower:
         freeze_vision_tower(model)
     peft_config = _lora(recipe)

@@ -8,27 +8,39 @@ so most of that work is the same prompt again. Here each group is laid out as on
 
     prompt[:-1] | last prompt token, completion 1 | last prompt token, completion 2 | ...
 
-and a block attention mask lets every completion attend to the shared prompt and to its own
-earlier tokens only. Each completion's segment starts with its own copy of the last prompt token
-at the same position id, so it sees exactly what that token sees in the standard pass, and the
-causal shift inside a segment scores the completion's first token from it. Keys, values, rotary
-positions and attended sets are those of the standard pass, so log-probs and gradients are the
-same up to float rounding (`tests/test_shared_prefix.py` holds them to it), while the prompt and
-its images go through the model once per group instead of n times.
+and a block-sparse attention (`mmcritic.train.prefix_attention`) lets every completion attend to
+the shared prompt and to its own earlier tokens only, without any (L, L) mask. Each completion's
+segment starts with its own copy of the last prompt token at the same position id, so it sees
+exactly what that token sees in the standard pass, and the causal shift inside a segment scores
+the completion's first token from it. Keys, values, rotary positions and attended sets are those
+of the standard pass, so log-probs and gradients are the same up to float rounding
+(`tests/test_shared_prefix.py` holds them to it), while the prompt and its images go through the
+model once per group instead of n times.
 
-The layout goes through the model's own forward (with TRL's fused log-prob head, temperature
-included), so DeepSpeed, DDP and PEFT wrappers stay in the loop. It needs an attention that takes
-an explicit 4-D mask (`sdpa`, `eager`); with another one the standard pass runs.
+Like TRL's pass, the grouped pass runs in chunks of at most `batch_size` rows, each of whole
+groups (one group at least), and returns its rows in the original order. The layout goes through
+the model's own forward (with TRL's fused log-prob head, temperature included), so DeepSpeed, DDP
+and PEFT wrappers stay in the loop; the model keeps its own attention implementation outside the
+pass.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-SUPPORTED_ATTENTION = ("sdpa", "eager")
+from mmcritic.train.prefix_attention import GroupLayout, grouped_attention
+from mmcritic.train.prefix_sharing import (
+    LayerWidths,
+    cheaper_on_every_rank,
+    most_on_any_rank,
+    shared_cost,
+    standard_cost,
+)
+
 IGNORE = -100
 
 
@@ -54,18 +66,61 @@ class Groups:
     def width(self) -> int:
         return max(len(rows) for rows in self.members)
 
+    @property
+    def rows(self) -> list[int]:
+        """Every member row, group by group."""
+        return [row for rows in self.members for row in rows]
+
+    def chunks(self, batch_size: int | None, count: int = 1) -> list[Groups]:
+        """Consecutive runs of whole groups of at most `batch_size` rows together, a group larger
+        than that alone in its chunk; one chunk when `batch_size` is None, as in TRL's pass.
+
+        Then, while there are fewer than `count` chunks, the largest is halved: its groups, or a
+        lone group's rows (each half still rows of one prompt). Ranks holding different groups
+        thus run the same number of forwards, which ZeRO-3's parameter gathers need."""
+        if batch_size is None:
+            parts = [list(self.members)]
+        else:
+            parts = []
+            for rows in self.members:
+                if parts and sum(map(len, parts[-1])) + len(rows) <= batch_size:
+                    parts[-1].append(rows)
+                else:
+                    parts.append([rows])
+        while len(parts) < count:
+            largest = max(range(len(parts)), key=lambda index: sum(map(len, parts[index])))
+            parts[largest : largest + 1] = _halves(parts[largest])
+        return [Groups(members) for members in parts]
+
+
+def _halves(chunk: list[list[int]]) -> list[list[list[int]]]:
+    if len(chunk) > 1:
+        middle = len(chunk) // 2
+        return [chunk[:middle], chunk[middle:]]
+    rows = chunk[0]
+    if len(rows) < 2:
+        raise ValueError("a chunk of one row cannot be split further")
+    middle = len(rows) // 2
+    return [[rows[:middle]], [rows[middle:]]]
+
 
 @dataclass
 class Layout:
     """The grouped sequences and what the model needs to run them."""
 
     input_ids: torch.Tensor  # (G, L)
-    attention_mask: torch.Tensor  # (G, 1, L, L), bool (sdpa) or additive float (eager)
     position_ids: torch.Tensor  # (3, G, L)
     shift_labels: torch.Tensor  # (G, L): the token each position predicts, or IGNORE
     token_types: torch.Tensor  # (G, L): 1 image, 2 video, 0 text
-    prefix_length: int
-    completion_length: int
+    attention: GroupLayout  # where the prefix and the segments lie, for the attention
+
+    @property
+    def prefix_length(self) -> int:
+        return self.attention.prefix_length
+
+    @property
+    def completion_length(self) -> int:
+        return self.attention.segment_length - 1
 
 
 def prompts_are_shared(prompt_ids: torch.Tensor, prompt_mask: torch.Tensor, groups: Groups) -> bool:
@@ -91,12 +146,14 @@ def build_layout(
     token_types: torch.Tensor,
     groups: Groups,
     pad_token_id: int,
-    attention: str,
 ) -> Layout:
     """Lays out each group as one sequence (see the module docstring).
 
-    `prompt_positions` are the representatives' rotary positions (3, G, P) as the model computes
-    them for the prompt alone; `token_types` the representatives' prompt token types (G, P)."""
+    `groups` index rows of the full batch; `prompt_positions` are the representatives' rotary
+    positions (3, G, P) as the model computes them for the prompt alone, `token_types` their
+    prompt token types (G, P). The attention excludes padding by position alone, so prompts must
+    be left-padded and completions right-padded (TRL's layout); anything else raises."""
+    _require_padding(prompt_mask[groups.rows], completion_mask[groups.rows])
     device = prompt_ids.device
     reps = groups.representatives
     count, width = len(reps), groups.width
@@ -107,20 +164,16 @@ def build_layout(
 
     ids = torch.full((count, length), pad_token_id, dtype=prompt_ids.dtype, device=device)
     labels = torch.full((count, length), IGNORE, dtype=torch.long, device=device)
-    valid = torch.zeros((count, length), dtype=torch.bool, device=device)
-    segment_of = torch.full((length,), -1, dtype=torch.long, device=device)
     positions = torch.zeros((3, count, length), dtype=prompt_positions.dtype, device=device)
     types = torch.zeros((count, length), dtype=token_types.dtype, device=device)
 
     ids[:, :prefix] = prompt_ids[reps, :prefix]
-    valid[:, :prefix] = prompt_mask[reps, :prefix].bool()
     positions[:, :, :prefix] = prompt_positions[:, :, :prefix]
     types[:, :prefix] = token_types[:, :prefix]
     last_position = prompt_positions[:, :, prefix]  # (3, G)
     steps = torch.arange(1, completion + 1, device=device)
     for slot in range(width):
         start = prefix + slot * segment
-        segment_of[start : start + segment] = slot
         positions[:, :, start] = last_position
         positions[:, :, start + 1 : start + segment] = last_position[..., None] + steps
         for group, rows in enumerate(groups.members):
@@ -129,59 +182,52 @@ def build_layout(
             row = rows[slot]
             ids[group, start] = prompt_ids[row, prefix]
             ids[group, start + 1 : start + segment] = completion_ids[row]
-            valid[group, start] = True
-            valid[group, start + 1 : start + segment] = completion_mask[row].bool()
             scored = completion_mask[row].bool()
             labels[group, start : start + completion] = torch.where(
                 scored, completion_ids[row], torch.full_like(completion_ids[row], IGNORE)
             )
-    mask = _block_mask(valid, segment_of, prefix, attention)
-    return Layout(ids, mask, positions, labels, types, prefix, completion)
+    padding = (prompt_mask[reps, :prefix] == 0).sum(dim=1).tolist()
+    attention = GroupLayout(prefix, segment, width, tuple(padding))
+    return Layout(ids, positions, labels, types, attention)
 
 
-def _block_mask(
-    valid: torch.Tensor, segment_of: torch.Tensor, prefix: int, attention: str
-) -> torch.Tensor:
-    """(G, 1, L, L): a query sees earlier valid keys of the shared prefix and of its own
-    segment (prefix queries see the prefix only); every query sees itself, so padding rows
-    never divide by zero."""
-    length = valid.size(1)
-    index = torch.arange(length, device=valid.device)
-    causal = index[:, None] >= index[None, :]
-    same_segment = segment_of[:, None] == segment_of[None, :]
-    key_in_prefix = (index < prefix)[None, :]
-    allowed = causal & (key_in_prefix | same_segment)  # (L, L)
-    allowed = allowed[None] & valid[:, None, :]  # keys must be real tokens
-    allowed = allowed | torch.eye(length, dtype=torch.bool, device=valid.device)[None]
-    allowed = allowed[:, None]
-    if attention == "sdpa":
-        return allowed
-    blocked = torch.finfo(torch.float32).min
-    return torch.zeros(allowed.shape, device=valid.device).masked_fill(~allowed, blocked)
+def _require_padding(prompt_mask: torch.Tensor, completion_mask: torch.Tensor) -> None:
+    """Prompts padded on the left only, with a real last token; completions on the right only."""
+    if not bool((prompt_mask[:, 1:] >= prompt_mask[:, :-1]).all() and prompt_mask[:, -1].all()):
+        raise ValueError("the grouped pass needs left-padded prompts")
+    if not bool((completion_mask[:, 1:] <= completion_mask[:, :-1]).all()):
+        raise ValueError("the grouped pass needs right-padded completions")
 
 
-def gather_rows(
-    per_position: torch.Tensor, layout: Layout, groups: Groups, rows: int
-) -> torch.Tensor:
-    """(N, C): the values at each row's completion positions, in the original row order."""
-    completion, segment = layout.completion_length, layout.completion_length + 1
-    out = per_position.new_zeros((rows, completion))
-    for group, members in enumerate(groups.members):
-        for slot, row in enumerate(members):
-            start = layout.prefix_length + slot * segment
-            out[row] = per_position[group, start : start + completion]
-    return out
+def gather_rows(per_position: torch.Tensor, layout: Layout, groups: Groups) -> torch.Tensor:
+    """(rows, C): the values at each row's completion positions, rows in `groups.rows` order."""
+    prefix, completion = layout.prefix_length, layout.completion_length
+    picked = [
+        per_position[group, prefix + slot * (completion + 1) :][:completion]
+        for group, members in enumerate(groups.members)
+        for slot in range(len(members))
+    ]
+    return torch.stack(picked)
+
+
+MEDIA_KEYS = ("pixel_values", "image_grid_thw")
 
 
 def select_media(
     forward_kwargs: dict[str, Any], num_images: list[int] | None, reps: list[int]
 ) -> dict[str, Any]:
     """TRL's per-row image tensors (`pixel_values` rows split by `image_grid_thw` and
-    `num_images`) for the representative rows only; anything else is passed through."""
+    `num_images`) for the representative rows only. Any other per-row input TRL might pass
+    raises: handed on whole, it would reach a chunk that holds other rows."""
     selected = {key: value for key, value in forward_kwargs.items() if value is not None}
+    unknown = sorted(set(selected) - set(MEDIA_KEYS))
+    if unknown:
+        raise ValueError(f"the grouped pass cannot split {unknown} by row")
     pixels, grids = selected.get("pixel_values"), selected.get("image_grid_thw")
-    if pixels is None or grids is None or num_images is None:
+    if pixels is None and grids is None:
         return selected
+    if pixels is None or grids is None or num_images is None:
+        raise ValueError("images need pixel_values, image_grid_thw and num_images together")
     rows_per_image = grids.prod(dim=-1).tolist()
     image_parts = list(torch.split(grids, num_images))
     pixel_counts, start = [], 0
@@ -189,9 +235,10 @@ def select_media(
         pixel_counts.append(int(sum(rows_per_image[start : start + count])))
         start += count
     pixel_parts = list(torch.split(pixels, pixel_counts))
-    selected["pixel_values"] = torch.cat([pixel_parts[row] for row in reps])
-    selected["image_grid_thw"] = torch.cat([image_parts[row] for row in reps])
-    return selected
+    return {
+        "pixel_values": torch.cat([pixel_parts[row] for row in reps]),
+        "image_grid_thw": torch.cat([image_parts[row] for row in reps]),
+    }
 
 
 def rope_module(model: Any) -> Any:
@@ -222,22 +269,20 @@ class SharedPrefixMixin:
     def _can_share_prefix(
         self, attention_mask: torch.Tensor, logits_to_keep: int, kwargs: dict[str, Any]
     ) -> bool:
-        """Whether the grouped pass applies and pays: groups known for these rows, an attention
-        that takes a 4-D mask, and no more attention work than the standard pass (the layout
-        attends over one long sequence per group, which loses when completions are long
-        beside the prompt and groups are large)."""
+        """Whether the grouped pass runs: asked for, groups known for these rows, and cheaper
+        than the standard pass over all ranks together (`mmcritic.train.prefix_sharing`), so
+        every rank takes the same pass."""
         if not self.shared_prefix or self._prompt_groups is None or kwargs.get("compute_aux_loss"):
             return False
-        rows = attention_mask.size(0)
-        if len(self._prompt_groups) != rows:
-            return False
         config = self.accelerator.unwrap_model(self.model).config
-        if getattr(config, "_attn_implementation", None) not in SUPPORTED_ATTENTION:
-            return False
-        groups = Groups.from_ids(self._prompt_groups)
-        prompt = attention_mask.size(1) - logits_to_keep
-        grouped = prompt - 1 + groups.width * (logits_to_keep + 1)
-        return len(groups.members) * grouped**2 <= rows * attention_mask.size(1) ** 2
+        rows, length = attention_mask.shape
+        widths = LayerWidths.of(config)
+        shared = math.inf
+        if len(self._prompt_groups) == rows:
+            sizes = [len(members) for members in Groups.from_ids(self._prompt_groups).members]
+            shared = shared_cost(widths, sizes, length - logits_to_keep - 1, logits_to_keep)
+        standard = standard_cost(widths, rows, length)
+        return cheaper_on_every_rank(shared, standard, self.accelerator)
 
     def _shared_prefix_logps(
         self,
@@ -245,28 +290,59 @@ class SharedPrefixMixin:
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor,
         logits_to_keep: int,
+        batch_size: int | None = None,
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor | None, None]:
-        from mmcritic.train.media_rollout import collate, token_types
-
         groups = Groups.from_ids(self._prompt_groups)
         prompt_length = input_ids.size(1) - logits_to_keep
-        prompt_ids, completion_ids = input_ids[:, :prompt_length], input_ids[:, prompt_length:]
-        prompt_mask = attention_mask[:, :prompt_length]
-        completion_mask = attention_mask[:, prompt_length:]
-        if not prompts_are_shared(prompt_ids, prompt_mask, groups):
+        if not prompts_are_shared(
+            input_ids[:, :prompt_length], attention_mask[:, :prompt_length], groups
+        ):
             raise ValueError("rows grouped as one prompt hold different prompts")
-        reps = groups.representatives
         compute_entropy = bool(kwargs.pop("compute_entropy", False))
         num_images = kwargs.pop("num_images", None)
-        kwargs.pop("mm_token_type_ids", None)
-        kwargs.pop("token_type_ids", None)
-        kwargs.pop("compute_aux_loss", None)
-        media = select_media(kwargs, num_images, reps)
-        if self._media_rows is not None:  # videos: their processed media ride with each row
+        for unused in ("mm_token_type_ids", "token_type_ids", "compute_aux_loss"):
+            kwargs.pop(unused, None)
+        logps, entropies, tokens = [], [], 0
+        chunks = groups.chunks(batch_size)
+        for chunk in groups.chunks(batch_size, most_on_any_rank(len(chunks), self.accelerator)):
+            media = select_media(kwargs, num_images, chunk.representatives)
+            layout, outputs = self._grouped_forward(
+                model, input_ids, attention_mask, logits_to_keep, chunk, media
+            )
+            tokens += layout.input_ids.numel()
+            logps.append(gather_rows(outputs.log_probs, layout, chunk))
+            if compute_entropy:
+                entropies.append(gather_rows(outputs.entropy, layout, chunk))
+        mode = "train" if self.model.training else "eval"
+        self._metrics[mode]["shared_prefix/token_fraction"].append(tokens / input_ids.numel())
+        order = torch.argsort(torch.tensor(groups.rows, device=input_ids.device))
+        return (
+            torch.cat(logps)[order],
+            torch.cat(entropies)[order] if compute_entropy else None,
+            None,
+        )
+
+    def _grouped_forward(
+        self,
+        model: Any,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        logits_to_keep: int,
+        groups: Groups,
+        media: dict[str, Any],
+    ) -> tuple[Layout, Any]:
+        """One forward of `groups` (rows of the full batch) laid out as grouped sequences;
+        `media` are TRL's image inputs of the representatives, replaced by each row's own media
+        when the batch holds videos."""
+        from mmcritic.train.media_rollout import collate, token_types
+
+        reps = groups.representatives
+        prompt_length = input_ids.size(1) - logits_to_keep
+        prompt_ids, prompt_mask = input_ids[:, :prompt_length], attention_mask[:, :prompt_length]
+        if self._media_rows is not None:
             media = collate([self._media_rows[row] for row in reps], input_ids.device)
-        special = (self._image_pad_token_id, self._video_pad_token_id)
-        types = token_types(prompt_ids[reps], *special)
+        types = token_types(prompt_ids[reps], self._image_pad_token_id, self._video_pad_token_id)
         with torch.no_grad():
             positions, _ = rope_module(model).get_rope_index(
                 prompt_ids[reps],
@@ -276,33 +352,27 @@ class SharedPrefixMixin:
                 attention_mask=prompt_mask[reps],
                 mm_token_type_ids=types,
             )
-        config = self.accelerator.unwrap_model(self.model).config
         layout = build_layout(
             prompt_ids,
             prompt_mask,
-            completion_ids,
-            completion_mask,
+            input_ids[:, prompt_length:],
+            attention_mask[:, prompt_length:],
             positions,
             types,
             groups,
             self._tokenizer.pad_token_id,
-            config._attn_implementation,
         )
-        with self.accelerator.autocast():
+        with (
+            self.accelerator.autocast(),
+            grouped_attention(self.accelerator.unwrap_model(model), layout.attention),
+        ):
             outputs = model(
                 input_ids=layout.input_ids,
-                attention_mask=layout.attention_mask,
                 position_ids=layout.position_ids,
                 mm_token_type_ids=layout.token_types,
                 shift_labels=layout.shift_labels,
                 fused_lm_head=True,
+                use_cache=False,
                 **media,
             )
-        rows = input_ids.size(0)
-        mode = "train" if self.model.training else "eval"
-        self._metrics[mode]["shared_prefix/token_fraction"].append(
-            layout.input_ids.numel() / input_ids.numel()
-        )
-        logps = gather_rows(outputs.log_probs, layout, groups, rows)
-        entropies = gather_rows(outputs.entropy, layout, groups, rows) if compute_entropy else None
-        return logps, entropies, None
+        return layout, outputs
