@@ -1,6 +1,10 @@
 """Videos: a budget, a metadata probe, a token estimate that needs no decoding, and the loader.
 
-Frames are sampled and resized by qwen-vl-utils (decord backend), the way Qwen2.5-VL was trained.
+Frames are decoded and sampled by qwen-vl-utils' decord reader and resized as its `fetch_video`
+resizes them, the way Qwen2.5-VL was trained. The reader is chosen here rather than left to
+qwen-vl-utils, which takes torchcodec whenever it is installed (vLLM brings it) and falls back to
+torchvision when torchcodec cannot load: the registry's torchcodec fails without FFmpeg's shared
+libraries, and torchvision no longer reads video, so left to itself no video would decode.
 The token estimate repeats qwen-vl-utils' own arithmetic (`smart_nframes`, then `smart_resize`
 under the per-frame share of the total pixel budget) on the container's header, so an over-long
 video is caught before a single frame is decoded. Streams a model would see wrongly (rotated,
@@ -10,7 +14,7 @@ degenerate sizes) or not at all (empty, unreadable) are rejected with a reason.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -74,7 +78,7 @@ class VideoBudget:
             raise RecordError("bad_video_options", f"video options {overrides}: {err}") from err
 
     def fetch_spec(self, path: str) -> dict[str, Any]:
-        """The element dict qwen-vl-utils' `fetch_video` reads."""
+        """The element dict qwen-vl-utils' video readers and `fetch_video` read."""
         return {
             "video": path,
             "fps": self.fps,
@@ -227,28 +231,55 @@ class LoadedVideo:
 
 
 def load_video(path: str, budget: VideoBudget) -> LoadedVideo:
-    """Decodes, samples and resizes a video with qwen-vl-utils; a RecordError on failure."""
+    """Decodes and samples a video with decord, resizes it as qwen-vl-utils' `fetch_video` does;
+    a RecordError when the file cannot be decoded, an ImportError when decord is missing."""
     info = probe_video(path)
     budget = replace(
         budget,
         max_frames=min(budget.max_frames, info.frames),
         min_frames=min(budget.min_frames, info.frames),
     )
-    # the frame cap fetch_video would derive itself, given up front so it need not warn
-    budget = replace(budget, max_pixels=frame_max_pixels(sampled_frames(info, budget), budget))
-    from qwen_vl_utils import fetch_video
-
+    read = decord_reader()
     try:
-        frames, metadata = fetch_video(budget.fetch_spec(path), return_video_metadata=True)
+        frames, metadata, _ = read(budget.fetch_spec(path))
     except Exception as err:  # decoders raise many unrelated types on damaged files
         raise RecordError("media_corrupt", f"cannot decode video {path}: {err}") from err
     metadata = {key: metadata[key] for key in ("fps", "frames_indices", "total_num_frames")}
-    return LoadedVideo(frames=frames, metadata=metadata)
+    return LoadedVideo(
+        frames=_resize(frames, frame_size(info, len(frames), budget)), metadata=metadata
+    )
+
+
+def decord_reader() -> Callable[[dict[str, Any]], tuple[Any, dict[str, Any], float]]:
+    """qwen-vl-utils' decord reader, named rather than left to its `get_video_reader_backend`:
+    that picks torchcodec whenever it is installed, and on any reader error falls back to
+    torchvision, which cannot read video any more. Naming it keeps decord's own error on a bad
+    file and changes nothing for other users of qwen-vl-utils in the process."""
+    try:
+        import decord  # noqa: F401
+    except ImportError as err:
+        raise ImportError(
+            "mmcritic decodes videos with decord, which is not installed: "
+            'pip install "mmcritic[video]"'
+        ) from err
+    from qwen_vl_utils.vision_process import VIDEO_READER_BACKENDS
+
+    return VIDEO_READER_BACKENDS["decord"]
+
+
+def _resize(frames: Any, size: tuple[int, int]) -> Any:
+    """The resize `fetch_video` applies to decoded frames: bicubic, antialiased, as floats."""
+    from torchvision.transforms import InterpolationMode
+    from torchvision.transforms.functional import resize
+
+    return resize(
+        frames, list(size), interpolation=InterpolationMode.BICUBIC, antialias=True
+    ).float()
 
 
 def processor_video_kwargs(videos: list[LoadedVideo]) -> dict[str, Any]:
-    """Processor arguments for videos loaded here. The frames are already sampled and resized by
-    qwen-vl-utils; sampling or resizing again would change the token count the budget chose."""
+    """Processor arguments for videos loaded here. The frames are already sampled and resized as
+    qwen-vl-utils does; sampling or resizing again would change the token count the budget chose."""
     if not videos:
         return {}
     return {
