@@ -1,0 +1,217 @@
+"""The released Qwen2.5-VL-3B and -7B architectures, with random weights, at any depth.
+
+Speed and memory of a training step depend on a model's shapes, not on its weights, so the shapes
+of the released checkpoints can be measured without downloading them: the same widths, heads,
+rotary sections and vision geometry, random weights, and as many language and vision layers as
+the machine holds (every layer of either stack has the same shape, so a cut model is the full
+one with fewer identical blocks). The token ids come from the tokenizer the model is built with,
+as in `mmcritic.models.tiny`, never from the released vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import Qwen2_5_VLConfig
+
+from mmcritic.models.tiny import (
+    ENDOFTEXT_TOKEN,
+    EOS_TOKEN,
+    IMAGE_TOKEN,
+    VIDEO_TOKEN,
+    VISION_END_TOKEN,
+    VISION_START_TOKEN,
+)
+
+
+@dataclass(frozen=True)
+class PublishedShape:
+    """The fields of a released Qwen2.5-VL config.json that fix its compute and memory."""
+
+    hidden_size: int
+    intermediate_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    max_position_embeddings: int
+    rope_theta: float
+    mrope_section: tuple[int, int, int]
+    rms_norm_eps: float
+    initializer_range: float
+    vision_depth: int
+    vision_hidden_size: int
+    vision_intermediate_size: int
+    vision_heads: int
+    vision_out_hidden_size: int
+    fullatt_block_indexes: tuple[int, ...]
+    window_size: int
+    patch_size: int
+    spatial_merge_size: int
+    temporal_patch_size: int
+    tokens_per_second: int
+
+
+# Values of the released config.json files, huggingface.co/Qwen/Qwen2.5-VL-3B-Instruct and
+# huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct (the vision towers are the same; the merger projects
+# into each language model's width).
+_VISION = {
+    "vision_depth": 32,
+    "vision_hidden_size": 1280,
+    "vision_intermediate_size": 3420,
+    "vision_heads": 16,
+    "fullatt_block_indexes": (7, 15, 23, 31),
+    "window_size": 112,
+    "patch_size": 14,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "tokens_per_second": 2,
+}
+_TEXT = {
+    "max_position_embeddings": 128_000,
+    "rope_theta": 1_000_000.0,
+    "mrope_section": (16, 24, 24),
+    "rms_norm_eps": 1e-6,
+    "initializer_range": 0.02,
+}
+PUBLISHED: dict[str, PublishedShape] = {
+    "qwen2.5-vl-3b": PublishedShape(
+        hidden_size=2048,
+        intermediate_size=11008,
+        num_layers=36,
+        num_heads=16,
+        num_kv_heads=2,
+        vocab_size=151_936,
+        tie_word_embeddings=True,
+        vision_out_hidden_size=2048,
+        **_TEXT,
+        **_VISION,
+    ),
+    "qwen2.5-vl-7b": PublishedShape(
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_layers=28,
+        num_heads=28,
+        num_kv_heads=4,
+        vocab_size=152_064,
+        tie_word_embeddings=False,
+        vision_out_hidden_size=3584,
+        **_TEXT,
+        **_VISION,
+    ),
+}
+
+
+def full_attention_blocks(shape: PublishedShape, depth: int) -> list[int]:
+    """The vision blocks that attend over the whole image at `depth` blocks: the released ones
+    that remain, and the last block, which is a full-attention block in the released towers, so
+    a cut tower still runs both kinds of block (windowed and full) once it has two."""
+    kept = [index for index in shape.fullatt_block_indexes if index < depth]
+    return sorted({*kept, depth - 1})
+
+
+def published_config(
+    name: str,
+    tokenizer: Any,
+    layers: int | None = None,
+    vision_layers: int | None = None,
+    vocab_size: int | None = None,
+) -> Qwen2_5_VLConfig:
+    """The released `name`'s configuration with `layers` language and `vision_layers` vision
+    blocks (default: all) and `vocab_size` rows of embedding and output head (default: the
+    released count; a smaller tokenizer's size cuts the head to the tokens it can produce)."""
+    from transformers import Qwen2_5_VLConfig
+
+    if name not in PUBLISHED:
+        raise ValueError(f"unknown model {name!r}; known: {', '.join(PUBLISHED)}")
+    shape = PUBLISHED[name]
+    layers = layers or shape.num_layers
+    vision_layers = vision_layers or shape.vision_depth
+    vocab_size = vocab_size or shape.vocab_size
+    if not (0 < layers <= shape.num_layers and 0 < vision_layers <= shape.vision_depth):
+        raise ValueError(
+            f"{name} has {shape.num_layers} language and {shape.vision_depth} vision layers; "
+            f"asked for {layers} and {vision_layers}"
+        )
+    if vocab_size < len(tokenizer):
+        raise ValueError(
+            f"vocab_size {vocab_size} is smaller than the tokenizer ({len(tokenizer)})"
+        )
+    token_id = tokenizer.convert_tokens_to_ids
+    text_config = {
+        "vocab_size": vocab_size,
+        "hidden_size": shape.hidden_size,
+        "intermediate_size": shape.intermediate_size,
+        "num_hidden_layers": layers,
+        "num_attention_heads": shape.num_heads,
+        "num_key_value_heads": shape.num_kv_heads,
+        "max_position_embeddings": shape.max_position_embeddings,
+        "rms_norm_eps": shape.rms_norm_eps,
+        "rope_parameters": {
+            "rope_type": "default",
+            "mrope_section": list(shape.mrope_section),
+            "rope_theta": shape.rope_theta,
+        },
+        "bos_token_id": token_id(ENDOFTEXT_TOKEN),
+        "eos_token_id": token_id(EOS_TOKEN),
+        "pad_token_id": tokenizer.pad_token_id,
+        "initializer_range": shape.initializer_range,
+        "tie_word_embeddings": shape.tie_word_embeddings,
+    }
+    vision_config = {
+        "depth": vision_layers,
+        "hidden_size": shape.vision_hidden_size,
+        "intermediate_size": shape.vision_intermediate_size,
+        "num_heads": shape.vision_heads,
+        "out_hidden_size": shape.vision_out_hidden_size,
+        "fullatt_block_indexes": full_attention_blocks(shape, vision_layers),
+        "window_size": shape.window_size,
+        "patch_size": shape.patch_size,
+        "spatial_merge_size": shape.spatial_merge_size,
+        "temporal_patch_size": shape.temporal_patch_size,
+        "tokens_per_second": shape.tokens_per_second,
+    }
+    return Qwen2_5_VLConfig(
+        text_config=text_config,
+        vision_config=vision_config,
+        image_token_id=token_id(IMAGE_TOKEN),
+        video_token_id=token_id(VIDEO_TOKEN),
+        vision_start_token_id=token_id(VISION_START_TOKEN),
+        vision_end_token_id=token_id(VISION_END_TOKEN),
+        tie_word_embeddings=shape.tie_word_embeddings,
+        initializer_range=shape.initializer_range,
+    )
+
+
+def build_published_model(
+    out_dir: str | Path,
+    config: Qwen2_5_VLConfig,
+    processor: Any,
+    dtype: torch.dtype,
+    device: str = "cpu",
+    seed: int = 0,
+) -> Path:
+    """Writes a random-weight model of `config` in `dtype`, with `processor`, to `out_dir`;
+    `device` is where the weights are initialised (a GPU draws a 7B model's in seconds)."""
+    import torch
+    from transformers import GenerationConfig, Qwen2_5_VLForConditionalGeneration
+
+    tokenizer = processor.tokenizer
+    generators = [torch.cuda.current_device()] if device.startswith("cuda") else []
+    with torch.random.fork_rng(devices=generators), torch.device(device):
+        torch.manual_seed(seed)
+        model = Qwen2_5_VLForConditionalGeneration._from_config(config, dtype=dtype)
+    model.generation_config = GenerationConfig(
+        bos_token_id=tokenizer.convert_tokens_to_ids(ENDOFTEXT_TOKEN),
+        eos_token_id=tokenizer.convert_tokens_to_ids([EOS_TOKEN, ENDOFTEXT_TOKEN]),
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    out_dir = Path(out_dir)
+    model.save_pretrained(out_dir)
+    processor.save_pretrained(out_dir)
+    return out_dir
