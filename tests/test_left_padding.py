@@ -9,7 +9,6 @@ so every row shorter than its batch's longest was scored with its image in the w
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,8 @@ import torch
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
 from mmcritic.models.loading import load_processor
-from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
+from mmcritic.models.published import released_widths
+from mmcritic.models.tiny import build_tiny_model
 from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
 from mmcritic.train.media_rollout import token_types
@@ -122,23 +122,9 @@ def test_left_padded_rows_score_as_they_do_alone(tiny_model_dir, uneven_records,
     _assert_rows_score_as_alone(tiny_model_dir, uneven_records, tmp_path, shared)
 
 
-# Qwen2.5-VL-7B's widths (config.json of Qwen/Qwen2.5-VL-7B-Instruct), one layer each side
-SEVEN_B_WIDTHS = TinyModelSpec(
-    hidden_size=3584,
-    intermediate_size=18944,
-    num_layers=1,
-    num_heads=28,
-    num_kv_heads=4,
-    vision_hidden_size=1280,
-    vision_intermediate_size=3420,
-    vision_depth=1,
-    vision_heads=16,
-)
-
-
 @pytest.fixture(scope="module")
 def seven_b_width_model(tmp_path_factory) -> Path:
-    spec = replace(SEVEN_B_WIDTHS, initializer_range=0.02)
+    spec = released_widths("qwen2.5-vl-7b")
     return build_tiny_model(tmp_path_factory.mktemp("qwen2_5_vl_7b_widths"), spec)
 
 

@@ -19,6 +19,7 @@ from mmcritic.data.media import MediaBudget
 from mmcritic.data.synth import synthesize
 from mmcritic.models import build_tiny_model
 from mmcritic.models.generation import encode_batch
+from mmcritic.models.published import released_widths
 from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import MediaLoader, to_dataset
 from mmcritic.train.media_rollout import encode_prompts, token_types
@@ -238,18 +239,7 @@ def test_grouped_pass_equals_the_standard_pass_at_the_7b_widths(color_set, tmp_p
     M-RoPE sections 16/24/24) in one layer, behind a one-block vision tower of its real width:
     log-probs and entropies within 1e-5, in two chunks, and the attention weights' gradients
     (the only ones asked for, to keep the test's memory and time down) within 1e-5 relative."""
-    model = build_tiny_model(
-        tmp_path / "wide",
-        hidden_size=3584,
-        intermediate_size=18944,
-        num_layers=1,
-        num_heads=28,
-        num_kv_heads=4,
-        vision_hidden_size=1280,
-        vision_intermediate_size=3420,
-        vision_depth=1,
-        vision_heads=16,
-    )
+    model = build_tiny_model(tmp_path / "wide", released_widths("qwen2.5-vl-7b"))
     trainer, budget = trainer_for(model, color_set, tmp_path / "run", "grpo.beta=0.0")
     assert trainer.model.config.text_config.rope_parameters["mrope_section"] == [16, 24, 24]
     for name, parameter in trainer.model.named_parameters():

@@ -21,10 +21,8 @@ if TYPE_CHECKING:
 from mmcritic.models.tiny import (
     ENDOFTEXT_TOKEN,
     EOS_TOKEN,
-    IMAGE_TOKEN,
-    VIDEO_TOKEN,
-    VISION_END_TOKEN,
-    VISION_START_TOKEN,
+    TinyModelSpec,
+    qwen_vl_config,
 )
 
 
@@ -115,6 +113,24 @@ def full_attention_blocks(shape: PublishedShape, depth: int) -> list[int]:
     return sorted({*kept, depth - 1})
 
 
+def released_widths(name: str, layers: int = 1, vision_layers: int = 1) -> TinyModelSpec:
+    """A tiny-model spec (small vocabulary and pixel budgets) at `name`'s released widths, heads
+    and rotary sections: what a CPU test needs to run a shape-dependent path at real width."""
+    shape = PUBLISHED[name]
+    return TinyModelSpec(
+        hidden_size=shape.hidden_size,
+        intermediate_size=shape.intermediate_size,
+        num_layers=layers,
+        num_heads=shape.num_heads,
+        num_kv_heads=shape.num_kv_heads,
+        vision_hidden_size=shape.vision_hidden_size,
+        vision_intermediate_size=shape.vision_intermediate_size,
+        vision_depth=vision_layers,
+        vision_heads=shape.vision_heads,
+        initializer_range=shape.initializer_range,
+    )
+
+
 def published_config(
     name: str,
     tokenizer: Any,
@@ -125,8 +141,6 @@ def published_config(
     """The released `name`'s configuration with `layers` language and `vision_layers` vision
     blocks (default: all) and `vocab_size` rows of embedding and output head (default: the
     released count; a smaller tokenizer's size cuts the head to the tokens it can produce)."""
-    from transformers import Qwen2_5_VLConfig
-
     if name not in PUBLISHED:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(PUBLISHED)}")
     shape = PUBLISHED[name]
@@ -142,7 +156,6 @@ def published_config(
         raise ValueError(
             f"vocab_size {vocab_size} is smaller than the tokenizer ({len(tokenizer)})"
         )
-    token_id = tokenizer.convert_tokens_to_ids
     text_config = {
         "vocab_size": vocab_size,
         "hidden_size": shape.hidden_size,
@@ -157,9 +170,6 @@ def published_config(
             "mrope_section": list(shape.mrope_section),
             "rope_theta": shape.rope_theta,
         },
-        "bos_token_id": token_id(ENDOFTEXT_TOKEN),
-        "eos_token_id": token_id(EOS_TOKEN),
-        "pad_token_id": tokenizer.pad_token_id,
         "initializer_range": shape.initializer_range,
         "tie_word_embeddings": shape.tie_word_embeddings,
     }
@@ -176,13 +186,10 @@ def published_config(
         "temporal_patch_size": shape.temporal_patch_size,
         "tokens_per_second": shape.tokens_per_second,
     }
-    return Qwen2_5_VLConfig(
-        text_config=text_config,
-        vision_config=vision_config,
-        image_token_id=token_id(IMAGE_TOKEN),
-        video_token_id=token_id(VIDEO_TOKEN),
-        vision_start_token_id=token_id(VISION_START_TOKEN),
-        vision_end_token_id=token_id(VISION_END_TOKEN),
+    return qwen_vl_config(
+        text_config,
+        vision_config,
+        tokenizer,
         tie_word_embeddings=shape.tie_word_embeddings,
         initializer_range=shape.initializer_range,
     )

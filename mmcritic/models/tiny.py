@@ -323,9 +323,6 @@ def _template_lines() -> list[str]:
 
 def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLConfig:
     """Qwen2.5-VL config whose token ids are read from the tokenizer, never assumed."""
-    from transformers import Qwen2_5_VLConfig
-
-    token_id = tokenizer.convert_tokens_to_ids
     text_config = {
         "vocab_size": spec.vocab_size,
         "hidden_size": spec.hidden_size,
@@ -339,9 +336,6 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
             "mrope_section": spec.mrope_section,
             "rope_theta": ROPE_THETA,
         },
-        "bos_token_id": token_id(ENDOFTEXT_TOKEN),
-        "eos_token_id": token_id(EOS_TOKEN),
-        "pad_token_id": tokenizer.pad_token_id,
         "initializer_range": spec.text_initializer_range,
         "dtype": "float32",
     }
@@ -358,6 +352,30 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
         "window_size": WINDOW_SIZE,
         "tokens_per_second": TOKENS_PER_SECOND,
     }
+    return qwen_vl_config(
+        text_config,
+        vision_config,
+        tokenizer,
+        tie_word_embeddings=False,
+        initializer_range=spec.text_initializer_range,
+        dtype="float32",
+    )
+
+
+def qwen_vl_config(
+    text_config: dict[str, Any], vision_config: dict[str, Any], tokenizer: Any, **fields: Any
+) -> Qwen2_5_VLConfig:
+    """A Qwen2.5-VL config of these text and vision fields (and any other `fields`), with every
+    special token id (begin, end, padding, media placeholders) read from `tokenizer`."""
+    from transformers import Qwen2_5_VLConfig
+
+    token_id = tokenizer.convert_tokens_to_ids
+    text_config = {
+        **text_config,
+        "bos_token_id": token_id(ENDOFTEXT_TOKEN),
+        "eos_token_id": token_id(EOS_TOKEN),
+        "pad_token_id": tokenizer.pad_token_id,
+    }
     return Qwen2_5_VLConfig(
         text_config=text_config,
         vision_config=vision_config,
@@ -365,9 +383,7 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
         video_token_id=token_id(VIDEO_TOKEN),
         vision_start_token_id=token_id(VISION_START_TOKEN),
         vision_end_token_id=token_id(VISION_END_TOKEN),
-        tie_word_embeddings=False,
-        initializer_range=spec.text_initializer_range,
-        dtype="float32",
+        **fields,
     )
 
 
