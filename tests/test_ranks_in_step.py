@@ -13,7 +13,7 @@ import pytest
 
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
-from tests.test_train import changed_tensors, run_deepspeed, weights
+from tests.test_train import run_deepspeed
 
 # a sentence that adds about eleven tokens to a prompt; every other record gets 45 of them
 FILLER = " Look again at the colour of the shape before you answer."
@@ -56,7 +56,11 @@ def test_zero3_ranks_with_unequal_prompts_and_two_steps_per_generation_stay_in_s
         "optim.per_device_train_batch_size=8",
         "optim.learning_rate=1e-3",
     )
+    # Before, a rank whose prompts were all short took TRL's pass (two forwards a pass) while
+    # the other took the shared one (one forward), and ZeRO-3's gathers fell apart ("Detected
+    # a disagreement on list contents between rank0 and rank1"). The random model earns no
+    # reward, so what trained is not asserted here; that every step ran the shared pass is.
     history = json.loads((out / "log_history.json").read_text())
-    steps = [entry for entry in history if "grad_norm" in entry]
-    assert len(steps) == 8 and all(entry["grad_norm"] > 0 for entry in steps)
-    assert changed_tensors(weights(tiny_model_dir), weights(out / "final")), "weights never moved"
+    steps = [entry for entry in history if "loss" in entry]
+    fractions = [entry.get("shared_prefix/token_fraction") for entry in steps]
+    assert len(steps) == 8 and all(0 < fraction < 0.6 for fraction in fractions), fractions
