@@ -104,9 +104,11 @@ class _Turns:
     def start(self, name: str) -> None:
         """Runs when `name` first gets the turn: its training starts only now, so its set-up
         (which reseeds the global random state) cannot disturb another contestant's steps."""
-        contestant = self.contestants[name]
-        contestant.thread = threading.Thread(target=self._train, args=(name,), name=name)
-        contestant.thread.start()
+        thread = threading.Thread(target=self._train, args=(name,), name=name)
+        thread.start()
+        # set once started: the race's loop joins every thread it can see (a turn passes only
+        # under the condition, which the new thread needs before it can pass one on)
+        self.contestants[name].thread = thread
 
     def _train(self, name: str) -> None:
         torch.set_num_threads(self.threads)  # each thread keeps its own OpenMP thread count
