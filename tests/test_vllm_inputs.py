@@ -7,6 +7,7 @@ a separate environment; elsewhere they are skipped."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from mmcritic.train.media_rollout import encode_prompts
 from mmcritic.train.vllm_inputs import (
     MediaPromptLLM,
     MediaTokens,
+    SameSizeServerImages,
     collapse_media_pads,
     vllm_prompt,
 )
@@ -228,6 +230,29 @@ def test_an_image_batch_reaches_vllm_with_the_images_trl_gives(processor, vllm_p
     expanded = llm.generate(trl_prompts)
     for row, prompt_ids, media in zip(expanded, encoded.prompt_ids, encoded.rows, strict=True):
         assert_same_as_trainer(row, prompt_ids, media)
+
+
+def test_a_server_that_sized_the_images_otherwise_is_refused():
+    from trl.generation.vllm_generation import VLLMGeneration
+
+    placer = SimpleNamespace(processing_class=SimpleNamespace(image_token_id=7))
+    place = VLLMGeneration._place_features.__get__(placer)
+    checked = SameSizeServerImages(place, {"shortest_edge": 3136, "longest_edge": 12544})
+    prompt = [1, 2, 7, 7, 7, 7, 3, 2, 7, 7, 3]  # two images: 4 and 2 tokens
+    served = {
+        "mm_placeholders": {"image": [{"offset": 5, "length": 4}, {"offset": 15, "length": 2}]}
+    }
+    placed = checked(served, prompt)
+    assert placed["mm_placeholders"]["image"] == [
+        {"offset": 2, "length": 4},
+        {"offset": 8, "length": 2},
+    ]
+    larger = {
+        "mm_placeholders": {"image": [{"offset": 5, "length": 16}, {"offset": 30, "length": 2}]}
+    }
+    with pytest.raises(ValueError, match=r"--mm-processor-kwargs .*longest_edge.: 12544"):
+        checked(larger, prompt)
+    assert checked(None, prompt) is None
 
 
 # -- the trainer's hook -------------------------------------------------------------------

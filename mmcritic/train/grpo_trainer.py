@@ -56,7 +56,7 @@ from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
 from mmcritic.train.shared_prefix import SharedPrefixMixin
 from mmcritic.train.shared_rollout import group_sizes, shared_prefill, unique_image_processing
-from mmcritic.train.vllm_inputs import MediaPromptLLM, MediaTokens
+from mmcritic.train.vllm_inputs import MediaPromptLLM, MediaTokens, SameSizeServerImages
 
 logger = logging.getLogger(__name__)
 # TRL 1.16 reads transformers' deprecated `is_gradient_checkpointing` each time it unwraps the model
@@ -298,7 +298,8 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
         """Colocated vLLM gets each prompt in the form it expands, with the row's images and
         videos and the run's processor settings (`mmcritic.train.vllm_inputs`), through an
         adapter around the engine TRL calls. A server is fed by TRL's client, which carries
-        images (as features placed on the trainer's own ids) and no video."""
+        images (as features placed on the trainer's own ids, which must be as many as the
+        server made) and no video."""
         if not self.use_vllm:
             return
         if self.vllm_mode == "server" and _holds_video(self.train_dataset):
@@ -306,17 +307,18 @@ class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
                 "the training data holds videos, which TRL's vLLM client cannot send to a vLLM "
                 "server; set grpo.vllm_mode: colocate (or grpo.use_vllm: false)"
             )
-        if self.vllm_mode == "server":
-            return
         generation = self.vllm_generation
+        budget = self.processing_class.image_processor.size
+        if self.vllm_mode == "server":
+            generation._place_features = SameSizeServerImages(generation._place_features, budget)
+            return
         if generation.tensor_parallel_size > 1 and _holds_video(self.train_dataset):
             raise ValueError(
                 "videos reach a colocated vLLM engine one process at a time; set "
                 "grpo.vllm_tensor_parallel_size: 1 for training data that holds videos"
             )
-        processor = self.processing_class
         generation.llm = MediaPromptLLM(
-            generation.llm, MediaTokens.of(processor), processor.image_processor.size
+            generation.llm, MediaTokens.of(self.processing_class), budget
         )
 
     def _generate_single_turn(self, *args, **kwargs):

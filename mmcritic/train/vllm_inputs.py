@@ -157,3 +157,30 @@ def _trl_images(prompt: dict[str, Any]) -> list[Any]:
     if image is None:
         return []
     return list(image) if isinstance(image, list) else [image]
+
+
+class SameSizeServerImages:
+    """TRL's `_place_features` for a vLLM server, refusing images the server sized otherwise than
+    the trainer did. The server turns each image into features with its own processor settings,
+    and TRL points them at the runs of image pads in the trainer's ids: a server launched with
+    another pixel budget (the checkpoint's default is 12.8 M pixels) makes more or fewer image
+    tokens than the trainer's ids hold, and the prompt would be generated from misplaced
+    features."""
+
+    def __init__(self, place: Any, budget: dict[str, int]):
+        self.place = place
+        self.budget = dict(budget)
+
+    def __call__(self, features: dict | None, prompt_ids: list[int]) -> dict | None:
+        placed = self.place(features, prompt_ids)
+        if features is None:
+            return placed
+        served = [item["length"] for item in features["mm_placeholders"]["image"]]
+        ours = [item["length"] for item in placed["mm_placeholders"]["image"]]
+        if served != ours:
+            raise ValueError(
+                f"the vLLM server made {served} tokens of the images the trainer made {ours} of: "
+                f"launch it with the run's image budget, vLLM's --mm-processor-kwargs "
+                f"'{json.dumps({'size': self.budget})}'"
+            )
+        return placed
