@@ -49,10 +49,15 @@ def _random_states(layout: GroupLayout, seed: int) -> list[torch.Tensor]:
     ]
 
 
-@pytest.mark.parametrize("left_padding", [(0, 3, 5), (6, 0, 1)], ids=["padded", "empty_prefix"])
+@pytest.mark.parametrize(
+    "left_padding",
+    [(0, 3, 5), (6, 0, 1), (2, 0, 2, 0)],
+    ids=["padded", "empty_prefix", "shared_padding"],
+)
 def test_grouped_attention_equals_attention_under_the_dense_block_mask(left_padding):
-    """Three groups (one with a prefix of padding only): real queries get what the dense block
-    mask gives them, with the same gradients; left-padding queries get zeros."""
+    """Groups of different paddings (one with a prefix of padding only) and groups sharing one,
+    which run as one batch: real queries get what the dense block mask gives them, with the
+    same gradients; left-padding queries get zeros."""
     layout = GroupLayout(prefix_length=6, segment_length=4, segments=3, left_padding=left_padding)
     query, key, value = _random_states(layout, seed=0)
     real = torch.arange(layout.length)[None] >= torch.tensor(left_padding)[:, None]  # (G, L)

@@ -84,20 +84,28 @@ def prefix_grouper_attention(
             f"queries {tuple(query.shape)} do not match the layout: "
             f"{len(layout.left_padding)} groups of {layout.length} tokens"
         )
-    groups = [
-        _group_attention(
+    out = query.new_empty(query.size(0), layout.length, query.size(1), value.size(-1))
+    for pad, rows in _rows_by_padding(layout.left_padding).items():
+        index = torch.tensor(rows, device=query.device)
+        out[index] = _group_attention(
             module,
-            query[g : g + 1],
-            key[g : g + 1],
-            value[g : g + 1],
+            query[index],
+            key[index],
+            value[index],
             layout,
             pad,
             dropout=dropout,
             scaling=scaling,
         )
-        for g, pad in enumerate(layout.left_padding)
-    ]
-    return torch.cat(groups), None
+    return out, None
+
+
+def _rows_by_padding(left_padding: tuple[int, ...]) -> dict[int, list[int]]:
+    """Groups with the same left padding run as one batch: the pieces' shapes match."""
+    rows: dict[int, list[int]] = {}
+    for group, pad in enumerate(left_padding):
+        rows.setdefault(pad, []).append(group)
+    return rows
 
 
 def _group_attention(
@@ -109,10 +117,11 @@ def _group_attention(
     pad: int,
     **sdpa_kwargs: Any,
 ) -> torch.Tensor:
-    """(1, length, heads, head_dim) for one group; left-padding queries get zeros."""
+    """(B, length, heads, head_dim) for B groups of the same left padding; padding queries get
+    zeros."""
     prefix, segment, count = layout.prefix_length, layout.segment_length, layout.segments
-    heads, head_dim = query.size(1), value.size(-1)
-    pieces = [query.new_zeros(1, pad, heads, head_dim)]
+    batch, heads, head_dim = query.size(0), query.size(1), value.size(-1)
+    pieces = [query.new_zeros(batch, pad, heads, head_dim)]
     if prefix > pad:
         shared, _ = sdpa_attention_forward(
             module,
@@ -134,19 +143,22 @@ def _group_attention(
         allowed.tril(diagonal=seen)[None, None],
         **sdpa_kwargs,
     )
-    pieces.append(own.reshape(1, count * segment, heads, head_dim))
+    pieces.append(own.reshape(batch, count * segment, heads, head_dim))
     return torch.cat(pieces, dim=1)
 
 
 def _segments(states: torch.Tensor, prefix: int, count: int) -> torch.Tensor:
-    """(1, heads, prefix + count * S, D) -> (count, heads, S, D): one batch row per segment."""
-    return states[0, :, prefix:].unflatten(1, (count, -1)).transpose(0, 1)
+    """(B, heads, prefix + count * S, D) -> (B * count, heads, S, D): one row per segment."""
+    batch, heads = states.size(0), states.size(1)
+    segments = states[:, :, prefix:].unflatten(2, (count, -1)).transpose(1, 2)
+    return segments.reshape(batch * count, heads, -1, states.size(-1))
 
 
 def _with_prefix(states: torch.Tensor, pad: int, prefix: int, count: int) -> torch.Tensor:
-    """(count, heads, prefix - pad + S, D): each segment's keys (or values) behind the prefix's
-    real ones."""
-    shared = states[:, :, pad:prefix].expand(count, -1, -1, -1)
+    """(B * count, heads, prefix - pad + S, D): each segment's keys (or values) behind its
+    group's real prefix ones."""
+    shared = states[:, None, :, pad:prefix].expand(-1, count, -1, -1, -1)
+    shared = shared.reshape(states.size(0) * count, *shared.shape[2:])
     return torch.cat([shared, _segments(states, prefix, count)], dim=2)
 
 
