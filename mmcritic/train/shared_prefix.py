@@ -342,7 +342,7 @@ class SharedPrefixMixin:
         prompt_ids, prompt_mask = input_ids[:, :prompt_length], attention_mask[:, :prompt_length]
         if self._media_rows is not None:
             media = collate([self._media_rows[row] for row in reps], input_ids.device)
-        types = token_types(prompt_ids[reps], self._image_pad_token_id, self._video_pad_token_id)
+        types = token_types(prompt_ids[reps], *self._media_token_ids)
         with torch.no_grad():
             positions, _ = rope_module(model).get_rope_index(
                 prompt_ids[reps],
