@@ -28,6 +28,7 @@ from mmcritic.eval.registry import get_task
 from mmcritic.eval.rows import TaskRows
 from mmcritic.eval.runner import make_sample
 from mmcritic.eval.tasks import PolicyTask
+from mmcritic.inference.engines import EngineOptions, open_engine
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,8 @@ def run_scaling(options: ScalingOptions) -> dict[str, Any]:
         both_orders=options.both_orders,
         seed=options.seed,
     )
-    backend = ModelBackend(options.model, generation, options.device, options.dtype)
+    engine = EngineOptions("hf", options.model, options.device, options.dtype, options.batch_size)
+    backend = ModelBackend(open_engine(engine), generation)
     options.output.mkdir(parents=True, exist_ok=True)
     records = []
     with (options.output / "scaling_samples.jsonl").open("w", encoding="utf-8") as log:

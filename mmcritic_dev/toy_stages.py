@@ -117,7 +117,7 @@ def answer_questions(
 ) -> Answered:
     """Greedy and sampled answers of the model in `model_dir` to the questions, on the CPU."""
     from mmcritic.inference import Policy
-    from mmcritic.inference.engine import load_model_for_inference
+    from mmcritic.inference.engines import load_model_for_inference
     from mmcritic.inference.media import Media
 
     model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")

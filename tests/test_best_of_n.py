@@ -14,7 +14,7 @@ from PIL import Image
 from mmcritic.data.prompts import think_boxed_suffix
 from mmcritic.inference import BestOfN, Comparison, Critic, Media, Policy, Score, best_of_n
 from mmcritic.inference.critic import SWAP
-from mmcritic.inference.engine import Request, Sampling
+from mmcritic.inference.engines import Request, Sampling
 from mmcritic.inference.media import media_list
 from mmcritic.inference.self_critique import STRATEGIES
 from mmcritic.rewards.answers import as_judged

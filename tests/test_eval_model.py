@@ -18,6 +18,7 @@ import pytest
 from mmcritic.cli import main
 from mmcritic.eval.backends import ModelBackend
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
+from mmcritic.inference.engines import Engine, open_engine
 from mmcritic.inference.media import media_list
 from mmcritic_dev.scaling import ScalingOptions, run_scaling
 from tests.media_factory import write_png
@@ -71,24 +72,24 @@ def test_tiny_model_runs_two_tasks_and_resumes_without_redoing_or_losing_samples
     assert set(results["tasks"]["vl_rewardbench"]["metrics"]) >= {"accuracy", "macro_accuracy"}
 
 
-class RecordingEngine:
+class RecordingEngine(Engine):
     """Passes generation through and keeps the requests: what reached the model, and how."""
 
-    def __init__(self, engine: Any):
+    name = "hf"
+
+    def __init__(self, engine: Engine):
         self.engine, self.requests, self.samplings = engine, [], []
 
-    def generate(self, requests: Sequence[Any], sampling: Any) -> list[list[str]]:
+    def try_generate(self, requests: Sequence[Any], sampling: Any) -> list[Any]:
         self.requests += requests
         self.samplings.append(sampling)
-        return self.engine.generate(requests, sampling)
+        return self.engine.try_generate(requests, sampling)
 
 
 def _recorded(options: EvalOptions) -> tuple[ModelBackend, RecordingEngine]:
     """A model backend whose generation (prompts, self-critique, judging) is recorded."""
-    backend = ModelBackend(options.model, options.generation, options.device, options.dtype)
-    engine = RecordingEngine(backend.engine)
-    backend.engine = backend.policy.backend = backend.critic.backend = engine
-    return backend, engine
+    engine = RecordingEngine(open_engine(options.engine_options))
+    return ModelBackend(engine, options.generation), engine
 
 
 def _shown(engine: RecordingEngine) -> list[list[str]]:

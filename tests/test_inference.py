@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from PIL import Image
@@ -27,7 +28,9 @@ from mmcritic.inference import (
     best_of_n,
     load_model_for_inference,
 )
-from mmcritic.inference.engine import Request, Sampling, TransformersBackend, VLLMBackend
+from mmcritic.inference.engines import Request, Sampling
+from mmcritic.inference.engines.hf import HFEngine
+from mmcritic.inference.engines.vllm import VLLMEngine
 from mmcritic.models.generation import generate
 from mmcritic.rewards import REASONS
 from tests.media_factory import write_png
@@ -164,13 +167,13 @@ def test_a_batch_gives_each_prompt_its_placeholders_and_the_processor_every_item
         seen.update(prompts=prompts, images=images, videos=kwargs["videos"])
         return [["done"] for _ in prompts]
 
-    monkeypatch.setattr("mmcritic.inference.engine.generate", spy)
+    monkeypatch.setattr("mmcritic.inference.engines.hf.generate", spy)
     requests = [
         Request("Q1", [*two_images, frames, video]),
         Request("Q2", two_images[1]),
         Request("Q3", None),
     ]
-    TransformersBackend(None, None).generate(requests, Sampling())
+    HFEngine(None, None).generate(requests, Sampling())
 
     parts = [[part["type"] for part in prompt[0]["content"]] for prompt in seen["prompts"]]
     assert parts == [["image", "image", "video", "video", "text"], ["image", "text"], ["text"]]
@@ -180,20 +183,26 @@ def test_a_batch_gives_each_prompt_its_placeholders_and_the_processor_every_item
     assert shown == [images, images[1:], [], videos, [], []]
 
 
-def test_vllm_prompts_pass_one_item_bare_and_several_as_a_list(two_images, frames):
-    class ChatTemplate:
+def test_vllm_prompts_carry_every_item_with_the_processor_settings(two_images, frames):
+    class Processor:
+        image_processor = SimpleNamespace(size={"shortest_edge": 3136, "longest_edge": 1003520})
+
         def apply_chat_template(self, messages, **kwargs):
             return str([part["type"] for part in messages[0]["content"]])
 
-    backend = VLLMBackend(None, ChatTemplate())
-    several = backend._prompt(Request("Q", [*two_images, frames]))
-    one = backend._prompt(Request("Q", two_images[0]))
+    engine = VLLMEngine(None, Processor())
+    several = engine.prompt(Request("Q", [*two_images, frames]))
+    one = engine.prompt(Request("Q", two_images[0]))
 
     assert several["prompt"] == "['image', 'image', 'video', 'text']"
     assert several["multi_modal_data"]["image"] == [media.load() for media in two_images]
-    assert several["multi_modal_data"]["video"] is frames.load().frames
-    assert several["mm_processor_kwargs"] == {"fps": frames.load().sample_fps}
-    assert one["multi_modal_data"] == {"image": two_images[0].load()}
+    [(shown, metadata)] = several["multi_modal_data"]["video"]
+    assert shown is frames.load().frames and metadata == frames.load().metadata
+    kwargs = several["mm_processor_kwargs"]
+    assert kwargs["images_kwargs"]["size"] == Processor.image_processor.size
+    assert kwargs["videos_kwargs"]["video_metadata"] == [frames.load().metadata]
+    assert one["multi_modal_data"] == {"image": [two_images[0].load()]}
+    assert engine.prompt(Request("Q", None)) == {"prompt": "['text']"}
 
 
 def test_media_must_be_media_objects(image):
@@ -284,12 +293,12 @@ def test_pil_images_are_accepted_as_media():
     assert media.load().size[0] % 28 == 0
 
 
-def test_vllm_backend_says_how_to_install_it(tiny_model_dir):
+def test_vllm_engine_says_how_to_install_it(tiny_model_dir):
     try:
         import vllm  # noqa: F401
     except ImportError:
-        with pytest.raises(ImportError, match="pip install vllm"):
-            load_model_for_inference(str(tiny_model_dir), backend="vllm")
+        with pytest.raises(ImportError, match=r"pip install \"mmcritic\[vllm\]\""):
+            load_model_for_inference(str(tiny_model_dir), engine="vllm")
     else:
         pytest.skip("vllm is installed; the missing-dependency message cannot be seen")
 

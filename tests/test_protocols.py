@@ -29,7 +29,7 @@ from mmcritic.eval.protocols import (
 from mmcritic.eval.protocols.verdicts import bracket_verdict, vl_rewardbench_verdict
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.tasks import CriticTask, Row
-from mmcritic.inference.engine import Request
+from mmcritic.inference.engines import Request
 from mmcritic.inference.media import Media
 from tests.media_factory import write_mp4, write_png
 

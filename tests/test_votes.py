@@ -13,7 +13,7 @@ from PIL import Image
 from mmcritic.cli import main
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
 from mmcritic.inference import Critic, Media
-from mmcritic.inference.engine import Request, Sampling
+from mmcritic.inference.engines import Request, Sampling
 from mmcritic.inference.votes import majority_vote
 from tests.test_eval_model import RecordingEngine, _recorded, _tiny_run, eval_data  # noqa: F401
 from tests.test_inference import (

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mmcritic.inference.engines.base import LostRequests
 from mmcritic.models.devices import add_device_arguments
 
 Handler = Callable[[argparse.Namespace], Any]
@@ -374,7 +375,11 @@ def _run_best_of_n(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_model_and_media_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="model folder or hub id")
+    from mmcritic.inference.engines.options import add_engine_arguments
+
+    parser.add_argument(
+        "--model", help="model folder or hub id; with --engine openai, the served model name"
+    )
     media = parser.add_mutually_exclusive_group(required=True)
     media.add_argument("--image", help="image file")
     media.add_argument("--video", help="video file")
@@ -386,25 +391,15 @@ def _add_model_and_media_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=512, help="per answer")
     parser.add_argument("--batch-size", type=int, default=8, help="prompts per generate call")
     add_device_arguments(parser)
-    parser.add_argument(
-        "--backend",
-        choices=("transformers", "vllm"),
-        default="transformers",
-        help="vllm: much faster on GPUs (pip install vllm)",
-    )
+    add_engine_arguments(parser)
 
 
 def _model_options(args: argparse.Namespace) -> Any:
+    from mmcritic.inference.engines.options import engine_options
     from mmcritic.inference.run import ModelOptions
 
-    return ModelOptions(
-        path=args.model,
-        device=args.device,
-        dtype=args.dtype,
-        backend=args.backend,
-        max_new_tokens=args.max_new_tokens,
-        batch_size=args.batch_size,
-    )
+    engine = engine_options(args, args.model, args.batch_size)
+    return ModelOptions(engine, max_new_tokens=args.max_new_tokens)
 
 
 def _media(args: argparse.Namespace) -> Any:
@@ -504,9 +499,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         result = args.handler(args)
-    except (ValueError, FileExistsError, FileNotFoundError) as err:
+    except (ValueError, FileExistsError, FileNotFoundError, ConnectionError) as err:
         logging.getLogger("mmcritic").error("%s", err)
         return 2
+    except LostRequests as err:
+        logging.getLogger("mmcritic").error("%s", err)
+        return 3
     json.dump(result, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
     return 0

@@ -10,15 +10,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mmcritic.inference.engines.base import LostRequests
 from mmcritic.models.devices import add_device_arguments
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `mmcritic eval`; each maps onto one `EvalOptions` field."""
     from mmcritic.eval.protocols import PROTOCOL_NAMES
+    from mmcritic.inference.engines.options import add_engine_arguments
     from mmcritic.inference.self_critique import STRATEGIES
 
-    parser.add_argument("--model", help="model folder or hub id, or replay:FILE (saved responses)")
+    parser.add_argument(
+        "--model",
+        help="model folder or hub id, replay:FILE (saved responses), or with --engine openai "
+        "the served model name",
+    )
     parser.add_argument("--tasks", help="comma-separated task names (see --list)")
     parser.add_argument("--output", type=Path, help="folder for results.json and sample logs")
     parser.add_argument("--list", action="store_true", help="print the tasks and exit")
@@ -68,7 +74,10 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed")
     add_device_arguments(parser)
-    parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    add_engine_arguments(parser)
+    parser.add_argument(
+        "--resume", action="store_true", help="continue an interrupted run, redoing failed samples"
+    )
     parser.add_argument(
         "--judge",
         metavar="MODULE:FUNCTION",
@@ -78,8 +87,9 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> dict[str, Any]:
     """Runs `mmcritic eval` from parsed flags; returns what it prints."""
-    from mmcritic.eval.runner import EvalOptions, run_eval
+    from mmcritic.eval.runner import EvalOptions, failed_samples, run_eval
     from mmcritic.eval.suites import summary
+    from mmcritic.inference.engines.options import engine_options
 
     if args.list:
         listing = list_tasks()
@@ -110,11 +120,21 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
         device=args.device,
         dtype=args.dtype,
         show_progress=show_progress,
+        engine=None if args.engine == "hf" else engine_options(args, args.model, args.batch_size),
     )
     results = run_eval(options, judge=load_judge(args.judge) if args.judge else None)
     if show_progress:
         print(summary(results), file=sys.stderr)
+    if failed_samples(results):
+        raise IncompleteRun(
+            f"{failed_samples(results)} samples got no response (listed as failed_doc_ids in "
+            f"{args.output / 'results.json'}); rerun with --resume to redo them"
+        )
     return results
+
+
+class IncompleteRun(LostRequests):
+    """An eval that wrote its results but lost samples to a failing engine."""
 
 
 def pairs(values: Sequence[str], flag: str) -> dict[str, str]:

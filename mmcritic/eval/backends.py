@@ -16,13 +16,14 @@ from mmcritic.data.media import MediaBudget
 from mmcritic.eval.protocols.prompt import Decoding, Prompt
 from mmcritic.eval.rows import model_media
 from mmcritic.eval.tasks import CriticTask, Pair, PolicyTask, Problem
+from mmcritic.inference.engines.base import Completions, EngineError, RequestFailed
 from mmcritic.inference.self_critique import Strategy
 from mmcritic.inference.votes import majority_vote
 from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
-    from mmcritic.inference.engine import Request
+    from mmcritic.inference.engines import Engine, Request
 
 SWAP = {"1": "2", "2": "1", "tie": "tie", None: None}
 
@@ -42,10 +43,13 @@ class Sample:
 
 @dataclass(frozen=True)
 class PolicyOutput:
-    """The response that is scored, and with self-critique the candidates and the selection."""
+    """The response that is scored, and with self-critique the candidates and the selection;
+    `failure` when the engine gave no response (a server lost the request): the sample is
+    recorded as failed, not scored."""
 
     response: str
     extra: dict[str, Any] = field(default_factory=dict)
+    failure: RequestFailed | None = None
 
 
 @dataclass(frozen=True)
@@ -72,12 +76,14 @@ class CriticOutput:
 @dataclass(frozen=True)
 class CriticTexts:
     """What a critic wrote about a pair, and about the swapped pair when judged both ways; with
-    Voting@k, every sampled critique (`raw` is then the first of them)."""
+    Voting@k, every sampled critique (`raw` is then the first of them); `failure` when the
+    engine lost a request of the pair."""
 
     raw: str
     swapped_raw: str | None = None
     votes: tuple[str, ...] = ()
     swapped_votes: tuple[str, ...] = ()
+    failure: RequestFailed | None = None
 
 
 @dataclass(frozen=True)
@@ -170,44 +176,33 @@ class Generation:
 
 
 class ModelBackend:
-    """A checkpoint behind one generation engine: protocol prompts go to it directly, and
-    `Policy`, `Critic` and `best_of_n` share it for self-critique. `media` sizes every image
-    and video (the protocol's budget)."""
+    """A model behind one generation engine (in process or served): protocol prompts go to it
+    directly, and `Policy`, `Critic` and `best_of_n` share it for self-critique. `media` sizes
+    every image and video (the protocol's budget)."""
 
-    def __init__(
-        self,
-        model_path: str,
-        generation: Generation,
-        device: str,
-        dtype: str,
-        media: MediaBudget | None = None,
-    ):
-        from mmcritic.inference import Critic, Policy, load_model_for_inference
-        from mmcritic.inference.engine import make_backend
+    def __init__(self, engine: Engine, generation: Generation, media: MediaBudget | None = None):
+        from mmcritic.inference import Critic, Policy
 
-        model, processor = load_model_for_inference(model_path, device=device, dtype=dtype)
-        tokens, batch = generation.max_new_tokens, generation.batch_size
-        self.engine = make_backend(model, processor, batch)
-        self.policy = Policy(
-            model,
-            processor,
-            max_new_tokens=tokens,
-            think_suffix=generation.think_suffix,
-            engine=self.engine,
-        )
-        self.critic = Critic(model, processor, max_new_tokens=tokens, engine=self.engine)
+        tokens = generation.max_new_tokens
+        self.engine = engine
+        self.policy = Policy.on(engine, max_new_tokens=tokens, think_suffix=generation.think_suffix)
+        self.critic = Critic.on(engine, max_new_tokens=tokens)
         self.generation = generation
         self.media = media
+
+    def describe(self) -> dict[str, Any]:
+        """The engine as results files record it."""
+        return self.engine.describe()
 
     def answer(self, task: PolicyTask, samples: Sequence[Sample]) -> list[PolicyOutput]:
         media = [self._media(sample, sample.prompt, task) for sample in samples]
         requests = [_request(s.prompt, m) for s, m in zip(samples, media, strict=True)]
         decoding, gen = _decoding([s.prompt for s in samples]), self.generation
         if gen.bon_n == 1:
-            texts = self.engine.generate(requests, _sampling(decoding, 1, None, gen.seed))
-            return [PolicyOutput(outputs[0]) for outputs in texts]
+            outcomes = self.engine.try_generate(requests, _sampling(decoding, 1, None, gen.seed))
+            return [_policy_output(outcome) for outcome in outcomes]
         sampling = _sampling(decoding, gen.bon_n, gen.temperature, gen.seed)
-        candidates = self.engine.generate(requests, sampling)
+        candidates = self.engine.try_generate(requests, sampling)
         return [
             self._select(shown, sample.item.text, texts)
             for sample, shown, texts in zip(samples, media, candidates, strict=True)
@@ -221,19 +216,24 @@ class ModelBackend:
         answers = self.policy.answer_many(items, n=n, temperature=temperature, seed=seed)
         return [[answer.text for answer in samples] for samples in answers]
 
-    def _select(self, media: Any, question: str, texts: list[str]) -> PolicyOutput:
+    def _select(self, media: Any, question: str, texts: Completions) -> PolicyOutput:
         from mmcritic.inference import best_of_n
 
+        if isinstance(texts, RequestFailed):
+            return PolicyOutput("", failure=texts)
         gen = self.generation
-        picked = best_of_n(
-            self.critic,
-            media,
-            question,
-            texts,
-            gen.bon_strategy,
-            both_orders=gen.both_orders,
-            seed=gen.seed,
-        )
+        try:
+            picked = best_of_n(
+                self.critic,
+                media,
+                question,
+                texts,
+                gen.bon_strategy,
+                both_orders=gen.both_orders,
+                seed=gen.seed,
+            )
+        except EngineError as err:
+            return PolicyOutput("", failure=next(iter(err.failures.values())))
         return PolicyOutput(texts[picked.chosen], {"self_critique": picked.to_dict()})
 
     def judge(
@@ -251,16 +251,12 @@ class ModelBackend:
         votes = gen.critic_votes
         heat = gen.temperature if votes > 1 else None
         sampling = _sampling(_decoding(prompts), votes, heat, gen.seed)
-        outputs = [tuple(texts) for texts in self.engine.generate(requests, sampling)]
-        voted = [texts if votes > 1 else () for texts in outputs]
-        if not both_orders:
-            return [CriticTexts(texts[0], votes=v) for texts, v in zip(outputs, voted, strict=True)]
+        outcomes = self.engine.try_generate(requests, sampling)
         half = len(samples)
+        second = outcomes[half:] if both_orders else [None] * half
         return [
-            CriticTexts(a[0], b[0], votes=va, swapped_votes=vb)
-            for a, b, va, vb in zip(
-                outputs[:half], outputs[half:], voted[:half], voted[half:], strict=True
-            )
+            _critic_texts(first, swapped, votes > 1)
+            for first, swapped in zip(outcomes[:half], second, strict=True)
         ]
 
     def _media(self, sample: Sample, prompt: Prompt, task: PolicyTask | CriticTask) -> list[Media]:
@@ -269,8 +265,30 @@ class ModelBackend:
         )
 
 
+def _policy_output(outcome: Completions) -> PolicyOutput:
+    if isinstance(outcome, RequestFailed):
+        return PolicyOutput("", failure=outcome)
+    return PolicyOutput(outcome[0])
+
+
+def _critic_texts(first: Completions, swapped: Completions | None, voted: bool) -> CriticTexts:
+    """A pair's critic texts; a pair with a lost order is a failure, never half a verdict."""
+    for outcome in (first, swapped):
+        if isinstance(outcome, RequestFailed):
+            return CriticTexts("", failure=outcome)
+    assert not isinstance(first, RequestFailed) and not isinstance(swapped, RequestFailed)
+    if swapped is None:
+        return CriticTexts(first[0], votes=tuple(first) if voted else ())
+    return CriticTexts(
+        first[0],
+        swapped[0],
+        votes=tuple(first) if voted else (),
+        swapped_votes=tuple(swapped) if voted else (),
+    )
+
+
 def _request(prompt: Prompt, media: list[Media]) -> Request:
-    from mmcritic.inference.engine import Request
+    from mmcritic.inference.engines import Request
 
     return Request(prompt.text, media, prompt.layout)
 
@@ -292,7 +310,7 @@ def _decoding(prompts: Sequence[Prompt]) -> Decoding:
 def _sampling(decoding: Decoding, n: int, temperature: float | None, seed: int) -> Any:
     """Engine sampling for a protocol's decoding; `temperature` replaces its own (Best-of-N
     samples at the run's temperature)."""
-    from mmcritic.inference.engine import Sampling
+    from mmcritic.inference.engines import Sampling
 
     heat = decoding.temperature if temperature is None else temperature
     return Sampling(decoding.max_new_tokens, n, heat, decoding.top_p, seed)

@@ -49,6 +49,7 @@ from mmcritic.eval.protocols.r1 import DEFAULT_MAX_NEW_TOKENS
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.rows import TaskRows
 from mmcritic.eval.tasks import PolicyTask, Row, Task
+from mmcritic.inference.engines import EngineOptions, RequestFailed, open_engine
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
 
 logger = logging.getLogger(__name__)
@@ -75,6 +76,8 @@ class EvalOptions:
     `temperature` and picks one with `bon_strategy`; `both_orders` judges every critic pair in
     both orders (critic tasks and self-critique alike); `critic_votes` > 1 samples that many
     critiques of each critic pair at `temperature` and takes their majority verdict (Voting@k).
+    `engine` serves the model another way than transformers in this process (`--engine`);
+    with `openai`, `model` is the served model name.
     """
 
     model: str
@@ -97,6 +100,7 @@ class EvalOptions:
     device: str = "auto"
     dtype: str = "auto"
     show_progress: bool = True
+    engine: EngineOptions | None = None
 
     def __post_init__(self) -> None:
         if not self.tasks:
@@ -148,10 +152,18 @@ class EvalOptions:
             seed=self.seed,
         )
 
+    @property
+    def engine_options(self) -> EngineOptions:
+        """The engine the run uses: `engine`, or transformers on `model` in this process."""
+        if self.engine is not None:
+            return self.engine
+        return EngineOptions("hf", self.model, self.device, self.dtype, self.batch_size)
+
     def settings(self) -> dict[str, Any]:
         """The JSON-able settings recorded with the results."""
         keys = ("model", "limit", "batch_size", "task_data", "media_root", *_RESUMABLE[1:])
-        return {key: _jsonable(getattr(self, key)) for key in dict.fromkeys(keys)}
+        settings = {key: _jsonable(getattr(self, key)) for key in dict.fromkeys(keys)}
+        return settings | {"engine": self.engine_options.engine}
 
 
 def _jsonable(value: Any) -> Any:
@@ -167,9 +179,10 @@ def run_eval(
     options.output.mkdir(parents=True, exist_ok=True)
     _check_settings(options)
     backend = backend or _backend(options)
-    results = {"model": options.model, "tasks": {}}
+    results: dict[str, Any] = {"model": options.model, "tasks": {}}
     for name in options.tasks:
         results["tasks"][name] = run_task(get_task(name), options, backend, judge)
+        results["engine"] = _describe(backend)
         _write_json(options.output / "results.json", results)
     return results
 
@@ -178,7 +191,17 @@ def _backend(options: EvalOptions) -> Backend:
     if options.model.startswith(REPLAY_PREFIX):
         return ReplayBackend(options.model.removeprefix(REPLAY_PREFIX))
     media = PROTOCOLS[options.protocol].media
-    return ModelBackend(options.model, options.generation, options.device, options.dtype, media)
+    return ModelBackend(open_engine(options.engine_options), options.generation, media)
+
+
+def _describe(backend: Backend) -> dict[str, Any]:
+    describe = getattr(backend, "describe", None)
+    return describe() if callable(describe) else {"engine": type(backend).__name__}
+
+
+def failed_samples(results: Mapping[str, Any]) -> int:
+    """How many samples of a run got no response (a server lost them); `--resume` redoes them."""
+    return sum(task.get("n_failed", 0) for task in results["tasks"].values())
 
 
 def _check_settings(options: EvalOptions) -> None:
@@ -233,7 +256,18 @@ def run_task(
                 log.append(record)
             bar.update(len(batch))
     kept = [r for r in log.records if options.limit is None or r["doc_id"] < options.limit]
-    return _task_result(task, options, kept, rows.location)
+    failed = [r for r in kept if "failed" in r]
+    if failed:
+        logger.error(
+            "%s: %d samples got no response (first: doc %d, %s); rerun with --resume",
+            task.name,
+            len(failed),
+            failed[0]["doc_id"],
+            failed[0]["failed"],
+        )
+    scored = [r for r in kept if "failed" not in r]
+    result = _task_result(task, options, scored, rows.location)
+    return result | {"n_failed": len(failed), "failed_doc_ids": [r["doc_id"] for r in failed]}
 
 
 def make_sample(
@@ -275,15 +309,31 @@ def _score_batch(
     if isinstance(task, PolicyTask):
         outputs = backend.answer(task, batch)
         return [
-            _policy_record(task, sample, output, judge)
+            _failed_record(sample, output.failure)
+            if output.failure
+            else _policy_record(task, sample, output, judge)
             for sample, output in zip(batch, outputs, strict=True)
         ]
     read = verdict_reader(task.name, options.protocol)
     texts: list[CriticTexts] = backend.judge(task, batch, options.both_orders)
     return [
-        _critic_record(sample, critic_output(text, read))
+        _failed_record(sample, text.failure)
+        if text.failure
+        else _critic_record(sample, critic_output(text, read))
         for sample, text in zip(batch, texts, strict=True)
     ]
+
+
+def _failed_record(sample: Sample, failure: RequestFailed) -> dict[str, Any]:
+    """A sample the engine gave no response for: kept in the log, never scored, redone by
+    `--resume`."""
+    return {
+        "doc_id": sample.doc_id,
+        "prompt": sample.prompt.shown(),
+        "failed": failure.reason,
+        "url": failure.url,
+        "attempts": failure.attempts,
+    }
 
 
 def _policy_record(
@@ -403,11 +453,13 @@ def verdict_sources(records: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 class SampleLog:
-    """A task's per-sample lines: read back on resume, appended and flushed as they come."""
+    """A task's per-sample lines: read back on resume, appended and flushed as they come. A
+    failed sample's line stays until a resume redoes the sample."""
 
     def __init__(self, path: Path, resume: bool):
         self.path = path
-        self.records: list[dict[str, Any]] = self._read() if resume and path.exists() else []
+        read = self._read() if resume and path.exists() else []
+        self.records: list[dict[str, Any]] = [record for record in read if "failed" not in record]
         self.done = {record["doc_id"] for record in self.records}
         self._rewrite()
 
@@ -439,7 +491,8 @@ class SampleLog:
             handle.write(_line(record))
             handle.flush()
         self.records.append(record)
-        self.done.add(record["doc_id"])
+        if "failed" not in record:
+            self.done.add(record["doc_id"])
 
 
 def _complete_record(line: bytes) -> dict[str, Any] | None:

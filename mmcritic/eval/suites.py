@@ -49,6 +49,10 @@ def summary(results: Mapping[str, Any]) -> str:
         )
         if settings.get("overrides"):
             lines.append(f"  overrides: {settings['overrides']} (not the protocol's own numbers)")
+        if task.get("n_failed"):
+            lines.append(
+                f"  FAILED: {task['n_failed']} samples got no response; --resume redoes them"
+            )
         if "verdict_sources" in task:
             lines.append(f"  verdicts read: {task['verdict_sources']}")
     return "\n".join(lines)

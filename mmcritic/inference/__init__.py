@@ -7,7 +7,7 @@ The eval runner and the demo are thin shells over these names.
 """
 
 from mmcritic.inference.critic import Comparison, Critic, Score
-from mmcritic.inference.engine import load_model_for_inference
+from mmcritic.inference.engines import load_model_for_inference
 from mmcritic.inference.media import Media
 from mmcritic.inference.policy import Answer, Policy
 from mmcritic.inference.self_critique import BestOfN, best_of_n

@@ -14,13 +14,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mmcritic.data.prompts import TIE_CLAUSE, load_template, media_word, render
-from mmcritic.inference.engine import (
-    Backend,
-    FromPretrained,
-    Request,
-    Sampling,
-    make_backend,
-)
+from mmcritic.inference.engines.base import Engine, Request, Sampling
+from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput, media_counts
 from mmcritic.inference.votes import majority_vote
 from mmcritic.rewards.answers import parse_score, rationale
@@ -91,7 +86,7 @@ class Critic(FromPretrained):
     `allow_ties` adds the template's tie clause (use it for critics trained with ties kept);
     `template` / `pointwise_template` take a built-in template name or a file; `scale` is the
     pointwise scale the prompt asks for; `engine` replaces the generation backend built from
-    model and processor (anything with `Backend.generate`). Every `media` argument takes one
+    model and processor (a server's, or one shared with a policy). Every `media` argument takes one
     `Media`, a sequence shown in order (a multi-image question), or None for text only.
     """
 
@@ -106,10 +101,10 @@ class Critic(FromPretrained):
         template: str | None = None,
         pointwise_template: str | None = None,
         scale: int = 10,
-        engine: Backend | None = None,
+        engine: Engine | None = None,
         vote_temperature: float = 1.0,
     ):
-        self.backend = engine or make_backend(model, processor, batch_size)
+        self.engine = engine or engine_for(model, processor, batch_size)
         self.sampling = Sampling(max_new_tokens=max_new_tokens)
         self.vote_temperature = vote_temperature
         self.allow_ties = allow_ties
@@ -145,7 +140,7 @@ class Critic(FromPretrained):
         sampling = self.sampling
         if votes > 1:
             sampling = replace(sampling, n=votes, temperature=self.vote_temperature)
-        judged = [_read_order(samples) for samples in self.backend.generate(requests, sampling)]
+        judged = [_read_order(samples) for samples in self.engine.generate(requests, sampling)]
         if not both_orders:
             return [_comparison(order) for order in judged]
         return [
@@ -172,7 +167,7 @@ class Critic(FromPretrained):
             )
             for media, question, response in items
         ]
-        texts = [samples[0] for samples in self.backend.generate(requests, self.sampling)]
+        texts = [samples[0] for samples in self.engine.generate(requests, self.sampling)]
         return [Score(*_scored(text, self.scale)) for text in texts]
 
     def _pairwise_request(

@@ -8,13 +8,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mmcritic.data.prompts import load_template, render, think_boxed_suffix
-from mmcritic.inference.engine import (
-    Backend,
-    FromPretrained,
-    Request,
-    Sampling,
-    make_backend,
-)
+from mmcritic.inference.engines.base import Engine, Request, Sampling
+from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput
 from mmcritic.rewards.answers import final_boxed
 
@@ -48,9 +43,9 @@ class Policy(FromPretrained):
         top_p: float = 1.0,
         template: str | None = None,
         think_suffix: bool = True,
-        engine: Backend | None = None,
+        engine: Engine | None = None,
     ):
-        self.backend = engine or make_backend(model, processor, batch_size)
+        self.engine = engine or engine_for(model, processor, batch_size)
         self.max_new_tokens, self.top_p = max_new_tokens, top_p
         self.template = load_template(template, "verifiable")
         self.think_suffix = think_suffix
@@ -77,7 +72,7 @@ class Policy(FromPretrained):
         _check_sampling(n, temperature)
         sampling = Sampling(self.max_new_tokens, n, temperature, self.top_p, seed)
         requests = [Request(self._prompt(question), media) for media, question in items]
-        outputs = self.backend.generate(requests, sampling)
+        outputs = self.engine.generate(requests, sampling)
         return [[Answer(text, final_boxed(text)) for text in samples] for samples in outputs]
 
     def _prompt(self, question: str) -> str:

@@ -1,6 +1,6 @@
-"""One critique or one Best-of-N run from a model path: load the model, judge or sample and
-select, return a JSON-able dict. `mmcritic critique` and `mmcritic best-of-n` call these, and so
-can a script; the command line only parses flags."""
+"""One critique or one Best-of-N run from a model path or a server: open the engine, judge or
+sample and select, return a JSON-able dict. `mmcritic critique` and `mmcritic best-of-n` call
+these, and so can a script; the command line only parses flags."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mmcritic.inference.critic import Critic
-from mmcritic.inference.engine import BackendName, load_model_for_inference
+from mmcritic.inference.engines import Engine, EngineOptions, open_engine
 from mmcritic.inference.media import Media
 from mmcritic.inference.policy import Policy
 from mmcritic.inference.self_critique import Strategy, best_of_n
@@ -18,17 +18,13 @@ from mmcritic.inference.self_critique import Strategy, best_of_n
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Where the model comes from and how it decodes."""
+    """Which engine serves the model and how it decodes."""
 
-    path: str
-    device: str = "auto"
-    dtype: str = "auto"
-    backend: BackendName = "transformers"
+    engine: EngineOptions
     max_new_tokens: int = 512
-    batch_size: int = 8
 
-    def load(self) -> tuple[Any, Any]:
-        return load_model_for_inference(self.path, self.device, self.dtype, self.backend)
+    def open(self) -> Engine:
+        return open_engine(self.engine)
 
 
 def media_from_flags(
@@ -82,12 +78,9 @@ def critique(
 def _critic(
     options: ModelOptions, allow_ties: bool = False, vote_temperature: float = 1.0
 ) -> Critic:
-    model, processor = options.load()
-    return Critic(
-        model,
-        processor,
-        options.max_new_tokens,
-        batch_size=options.batch_size,
+    return Critic.on(
+        options.open(),
+        max_new_tokens=options.max_new_tokens,
         allow_ties=allow_ties,
         vote_temperature=vote_temperature,
     )
@@ -105,9 +98,9 @@ def sample_and_select(
     raw: bool = False,
 ) -> dict[str, Any]:
     """Samples `n` answers with the model as policy and selects one with it as critic."""
-    model, processor = options.load()
-    policy = Policy(model, processor, options.max_new_tokens, batch_size=options.batch_size)
-    critic = Critic(model, processor, options.max_new_tokens, batch_size=options.batch_size)
+    engine = options.open()
+    policy = Policy.on(engine, max_new_tokens=options.max_new_tokens)
+    critic = Critic.on(engine, max_new_tokens=options.max_new_tokens)
     started = time.perf_counter()
     answers = policy.answer(media, question, n=n, temperature=temperature, seed=seed)
     sampled = time.perf_counter()

@@ -8,6 +8,7 @@ placeholder tokens are suppressed for the reason given in `mmcritic.models.loadi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -28,8 +29,10 @@ def generate(
     num_samples: int = 1,
     seed: int | None = 0,
     videos: list[list[LoadedVideo]] | None = None,
+    stop: Sequence[str] = (),
 ) -> list[list[str]]:
-    """`num_samples` completions for each prompt; temperature 0 means greedy decoding.
+    """`num_samples` completions for each prompt; temperature 0 means greedy decoding; a row
+    ends at its end-of-turn token or once it has written one of `stop` (kept in the text).
 
     `images[i]` and `videos[i]` hold the media of prompt i in the order of its placeholders.
     """
@@ -47,6 +50,8 @@ def generate(
         num_return_sequences=num_samples,
         suppress_tokens=vision_token_ids(processor.tokenizer),
         pad_token_id=processor.tokenizer.pad_token_id,
+        stop_strings=list(stop) or None,
+        tokenizer=processor.tokenizer if stop else None,
     )
     new_tokens = output[:, inputs["input_ids"].shape[1] :]
     decoded = processor.batch_decode(new_tokens, skip_special_tokens=True)

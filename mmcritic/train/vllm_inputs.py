@@ -76,18 +76,26 @@ def vllm_prompt(
     collapsed = collapse_media_pads(prompt_ids, tokens)
     _check_count(collapsed.count(tokens.image), len(images), "image")
     _check_count(collapsed.count(tokens.video), len(videos), "video")
-    prompt: dict[str, Any] = {"prompt_token_ids": collapsed}
+    return {"prompt_token_ids": collapsed, **media_fields(images, videos, image_size)}
+
+
+def media_fields(
+    images: Sequence[Any], videos: Sequence[LoadedVideo], image_size: dict[str, int]
+) -> dict[str, Any]:
+    """The media part of a vLLM prompt dict (nothing for a text-only prompt): the images, the
+    videos with their metadata and cache keys, and the processor settings."""
     if not images and not videos:
-        return prompt
+        return {}
     data: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
     if images:
         data["image"] = list(images)
     if videos:
         data["video"] = [(video.frames, video.metadata) for video in videos]
-        prompt["multi_modal_uuids"] = {"video": video_uuids(videos)}
-    prompt["multi_modal_data"] = data
-    prompt["mm_processor_kwargs"] = processor_kwargs(image_size, videos)
-    return prompt
+        fields["multi_modal_uuids"] = {"video": video_uuids(videos)}
+    fields["multi_modal_data"] = data
+    fields["mm_processor_kwargs"] = processor_kwargs(image_size, videos)
+    return fields
 
 
 def video_uuids(videos: Sequence[LoadedVideo]) -> list[str]:
