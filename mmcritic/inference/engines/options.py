@@ -65,7 +65,7 @@ def open_engine(options: EngineOptions) -> Engine:
     if options.engine == "openai":
         from mmcritic.inference.engines.served import ServedEngine
 
-        return ServedEngine(_server_options(options))
+        return ServedEngine(server_options(options))
     model, processor = load_model_for_inference(
         str(options.model), options.device, options.dtype, options.engine
     )
@@ -99,7 +99,7 @@ def load_model_for_inference(
     return model, load_processor(path)
 
 
-def _server_options(options: EngineOptions) -> ServerOptions:
+def server_options(options: EngineOptions) -> ServerOptions:
     return ServerOptions(
         base_urls=options.base_urls,
         model=options.model,

@@ -11,7 +11,8 @@ Sampling maps to the API fields: `max_tokens`, `temperature`, `top_p`, `n`, `see
 and the vision placeholders get a logit bias of -100 (the hf engine suppresses them). What the
 API leaves to the server is set to what the hf engine does, in each server's own dialect:
 vLLM and SGLang take `top_k: -1` (no top-k cut; Qwen's generation config sets 1);
-`transformers serve` takes a `generation_config` (it samples only when told to). A server that
+`transformers serve` takes a `generation_config` (it samples only when told to) and no `stop`
+(its stop-string check fails on a multimodal processor), so its texts are cut here. A server that
 returns fewer than `n` choices (transformers serve ignores `n`) is asked again for the rest,
 one seed further each time.
 """
@@ -33,7 +34,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from mmcritic.inference.engines.base import Completions, Engine, Request, RequestFailed, Sampling
+from mmcritic.inference.engines.base import (
+    Completions,
+    Engine,
+    Request,
+    RequestFailed,
+    Sampling,
+    cut_at_stop,
+)
 from mmcritic.inference.engines.messages import chat_messages
 
 logger = logging.getLogger(__name__)
@@ -256,7 +264,8 @@ class ServedEngine(Engine):
             raise _Fail(f"HTTP {response.status_code}: {_excerpt(payload)}")
         texts, model = _read_choices(payload)
         self.reported_model = self.reported_model or model
-        return [_without(text, self.options.special_tokens) for text in texts]
+        special = self.options.special_tokens
+        return [cut_at_stop(_without(text, special), sampling.stop) for text in texts]
 
     def _body(self, messages: list[dict[str, Any]], sampling: Sampling) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -269,12 +278,12 @@ class ServedEngine(Engine):
         }
         if sampling.seed is not None:
             body["seed"] = sampling.seed
-        if sampling.stop:
-            body["stop"] = list(sampling.stop)
         suppressed = self.options.suppress_token_ids
         if self.kind == "transformers":
             body["generation_config"] = json.dumps(_generation_config(sampling, suppressed))
             return body
+        if sampling.stop:
+            body["stop"] = list(sampling.stop)
         if suppressed:
             body["logit_bias"] = {str(token): -100.0 for token in suppressed}
         if self.kind in ("vllm", "sglang"):
