@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from mmcritic.cli import main
+from mmcritic.data.synth import synthesize
 from mmcritic.eval.backends import ModelBackend
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
 from mmcritic.inference import Critic, Media
@@ -27,9 +28,11 @@ from mmcritic.inference.engines import (
 )
 from mmcritic.inference.engines.options import server_options
 from mmcritic.inference.engines.served import ServedEngine, ServerUnavailable
+from mmcritic.train.critic_reward import CriticJudgeReward, JudgeOptions
 from mmcritic_dev.demo_screenshots import free_port
 from mmcritic_dev.local_server import LocalServer, start_server
 from tests.faulty_proxy import FaultyProxy
+from tests.test_critic_reward import BUDGET, _critic_metrics, _policy_run
 from tests.test_eval_fixtures import all_task_data
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -362,3 +365,69 @@ def test_the_critic_judges_the_same_through_a_server(server, hf, tiny_model_dir,
 
     assert (here.verdict, here.swapped_verdict) == (there.verdict, there.swapped_verdict)
     assert here.raw.strip() == there.raw
+
+
+def test_a_served_critic_rewards_like_the_one_in_process_and_lost_judgements_give_none(
+    server, hf, tiny_model_dir, tmp_path
+) -> None:
+    picture = tmp_path / "red.png"
+    Image.new("RGB", (56, 56), "red").save(picture)
+    texts = [f"<think>{word}</think>\\boxed{{{word}}}" for word in ("red", "blue", "green") * 2]
+    batch = _reward_batch(texts, str(picture))
+    options = JudgeOptions("pairwise", "round_robin", max_new_tokens=8)
+    here = CriticJudgeReward(options, BUDGET, Critic.on(hf, max_new_tokens=8))
+    proxy = FaultyProxy(server.url)
+    try:
+        served = _served(tiny_model_dir, proxy.url, retries=0, concurrency=1)
+        there = CriticJudgeReward(
+            options, BUDGET, Critic.on(served, max_new_tokens=8, keep_failures=True)
+        )
+        assert there(**batch) == here(**batch)
+        metrics: dict[str, float] = {}
+        proxy.spoil("error500", 3)  # the first order of each of the first group's 3 pairs
+        rewards = there(**batch, log_metric=metrics.__setitem__)
+    finally:
+        proxy.close()
+
+    assert rewards[:3] == [None, None, None]
+    assert all(isinstance(value, float) for value in rewards[3:])
+    assert rewards[3:] == here(**batch)[3:]
+    assert metrics["critic/failed"] == 3 and metrics["critic/latency_s"] > 0
+
+
+def _reward_batch(texts: list[str], image: str) -> dict[str, list]:
+    rows = len(texts)
+    return {
+        "completions": texts,
+        "id": [f"q{row // 3}" for row in range(rows)],
+        "question": ["What colour is the shape?"] * rows,
+        "image_paths": [[image]] * rows,
+        "video_paths": [[]] * rows,
+    }
+
+
+@pytest.fixture(scope="module")
+def questions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("questions")
+    synthesize("color", 8, folder, seed=3, overwrite=True, colors=2, kind="verifiable")
+    return folder
+
+
+def test_policy_grpo_is_rewarded_by_a_critic_on_a_server(
+    server, tiny_model_dir, questions, tmp_path
+) -> None:
+    out = tmp_path / "served_critic"
+    _policy_run(
+        tiny_model_dir,
+        questions,
+        out,
+        f"rewards.critic_model={tiny_model_dir}",
+        "rewards.critic_engine=openai",
+        f'rewards.critic_base_urls=["{server.url}"]',
+    )
+
+    steps = _critic_metrics(out)
+    assert len(steps) == 2
+    assert all(entry["critic/calls"] == 2 * 3 * 2 for entry in steps)
+    assert all(entry["critic/failed"] == 0 and entry["critic/latency_s"] > 0 for entry in steps)
+    assert all("rewards/critic/mean" in entry for entry in steps)

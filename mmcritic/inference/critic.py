@@ -14,7 +14,13 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mmcritic.data.prompts import TIE_CLAUSE, load_template, media_word, render
-from mmcritic.inference.engines.base import Engine, Request, Sampling
+from mmcritic.inference.engines.base import (
+    Completions,
+    Engine,
+    Request,
+    RequestFailed,
+    Sampling,
+)
 from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput, media_counts
 from mmcritic.inference.votes import majority_vote
@@ -51,6 +57,8 @@ class Comparison:
     vote_margin: float | None = None
     swapped_votes: tuple[str | None, ...] = ()
     swapped_vote_margin: float | None = None
+    # why the engine gave no critique (a critic built with keep_failures=True); no verdict then
+    failure: str | None = None
 
     @property
     def decision(self) -> str | None:
@@ -69,12 +77,14 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Score:
-    """A pointwise judgement on a 1..scale scale; `score` is None when the box holds no number."""
+    """A pointwise judgement on a 1..scale scale; `score` is None when the box holds no number,
+    or when the engine gave no critique (`failure` says why)."""
 
     score: float | None
     rationale: str
     raw: str
     reason: str
+    failure: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,9 +95,11 @@ class Critic(FromPretrained):
 
     `allow_ties` adds the template's tie clause (use it for critics trained with ties kept);
     `template` / `pointwise_template` take a built-in template name or a file; `scale` is the
-    pointwise scale the prompt asks for; `engine` replaces the generation backend built from
-    model and processor (a server's, or one shared with a policy). Every `media` argument takes one
-    `Media`, a sequence shown in order (a multi-image question), or None for text only.
+    pointwise scale the prompt asks for; `engine` replaces the engine built from model and
+    processor (a server's, or one shared with a policy). `keep_failures` returns a judgement
+    the engine lost as one without a verdict and with its `failure`, instead of raising (the
+    critic reward leaves such rollouts out). Every `media` argument takes one `Media`, a
+    sequence shown in order (a multi-image question), or None for text only.
     """
 
     def __init__(
@@ -103,6 +115,7 @@ class Critic(FromPretrained):
         scale: int = 10,
         engine: Engine | None = None,
         vote_temperature: float = 1.0,
+        keep_failures: bool = False,
     ):
         self.engine = engine or engine_for(model, processor, batch_size)
         self.sampling = Sampling(max_new_tokens=max_new_tokens)
@@ -111,6 +124,7 @@ class Critic(FromPretrained):
         self.pairwise_template = load_template(template, "pairwise")
         self.pointwise_template = load_template(pointwise_template, "pointwise")
         self.scale = scale
+        self.keep_failures = keep_failures
 
     def compare(
         self,
@@ -140,13 +154,19 @@ class Critic(FromPretrained):
         sampling = self.sampling
         if votes > 1:
             sampling = replace(sampling, n=votes, temperature=self.vote_temperature)
-        judged = [_read_order(samples) for samples in self.engine.generate(requests, sampling)]
+        judged = [_read_order(samples) for samples in self._generate(requests, sampling)]
         if not both_orders:
             return [_comparison(order) for order in judged]
         return [
             _both_orders(a, b)
             for a, b in zip(judged[: len(items)], judged[len(items) :], strict=True)
         ]
+
+    def _generate(self, requests: Sequence[Request], sampling: Sampling) -> list[Completions]:
+        """The engine's texts; with `keep_failures`, a lost request stays in its place."""
+        if self.keep_failures:
+            return self.engine.try_generate(requests, sampling)
+        return list(self.engine.generate(requests, sampling))
 
     def score(self, media: MediaInput, question: str, response: str) -> Score:
         """How good one response is, on the 1..scale scale."""
@@ -167,8 +187,12 @@ class Critic(FromPretrained):
             )
             for media, question, response in items
         ]
-        texts = [samples[0] for samples in self.engine.generate(requests, self.sampling)]
-        return [Score(*_scored(text, self.scale)) for text in texts]
+        return [
+            Score(None, "", "", "failed", outcome.describe())
+            if isinstance(outcome, RequestFailed)
+            else Score(*_scored(outcome[0], self.scale))
+            for outcome in self._generate(requests, self.sampling)
+        ]
 
     def _pairwise_request(
         self, media: MediaInput, question: str, first: str, second: str
@@ -208,9 +232,12 @@ class _Order:
     reason: str
     votes: tuple[str | None, ...] = ()
     margin: float | None = None
+    failure: str | None = None
 
 
-def _read_order(texts: list[str]) -> _Order:
+def _read_order(texts: Completions) -> _Order:
+    if isinstance(texts, RequestFailed):
+        return _Order(None, "", "failed", failure=texts.describe())
     verdicts = [parse_verdict(text) for text in texts]
     if len(texts) == 1:
         return _Order(verdicts[0].choice, texts[0], verdicts[0].reason)
@@ -230,6 +257,7 @@ def _comparison(order: _Order) -> Comparison:
         order.reason,
         votes=order.votes,
         vote_margin=order.margin,
+        failure=order.failure,
     )
 
 
@@ -251,6 +279,7 @@ def _both_orders(first: _Order, swapped: _Order) -> Comparison:
         vote_margin=first.margin,
         swapped_votes=tuple(SWAP[vote] for vote in swapped.votes),
         swapped_vote_margin=swapped.margin,
+        failure=first.failure or swapped.failure,
     )
 
 

@@ -116,6 +116,12 @@ class RewardSettings:
     critic_both_orders: bool = True
     # serve a checkpoint critic from a separate process (its memory and generation apart)
     critic_process: bool = False
+    # or from OpenAI-compatible servers elsewhere (`vllm serve` on other GPUs): critic_engine
+    # openai, critic_model the served model name, one URL per server
+    critic_engine: Literal["hf", "openai"] = "hf"
+    critic_base_urls: list[str] = field(default_factory=list)
+    critic_concurrency: int = 16
+    critic_timeout_s: float = 600.0
     critic_device: Literal["auto", "cpu", "cuda"] = "auto"
     critic_max_new_tokens: int = 512
     critic_batch_size: int = 16
@@ -330,6 +336,18 @@ class Recipe:
             found.append(
                 "rewards.critic_process serves a checkpoint; the policy judging itself (self) "
                 "runs in the training process"
+            )
+        if (rewards.critic_engine == "openai") != bool(rewards.critic_base_urls):
+            found.append(
+                "rewards.critic_engine: openai and rewards.critic_base_urls go together: a "
+                "served critic needs the URL of each server"
+            )
+        if rewards.critic_engine == "openai" and (
+            rewards.critic_process or rewards.critic_model == "self"
+        ):
+            found.append(
+                "rewards.critic_engine: openai serves the critic elsewhere; it takes neither "
+                "critic_process nor critic_model: self"
             )
         if rewards.critic_model and self.stage != "grpo":
             found.append("a critic reward rewards GRPO rollouts: stage must be grpo")

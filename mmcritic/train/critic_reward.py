@@ -16,11 +16,15 @@ each group's rollouts.
 
 All comparisons of a step go to the critic in one batched call per round. The critic is a
 `mmcritic.inference.Critic` over a checkpoint, the same in a separate process
-(`CriticProcess`), or the policy being trained (`bind`, done by the trainer each step, with the
-weights frozen for it). Logged per step: `critic/calls` (generations), `critic/unreadable`
-(share of judgements without a verdict or score), `critic/order_agreement` (share of readable
-both-order comparisons whose orders agree), `critic/one_order` (share of both-order comparisons
-with one order unread, undecided) and `critic/seconds`.
+(`CriticProcess`), a critic served elsewhere (`rewards.critic_engine: openai`: every request of
+a round goes out concurrently, spread over `rewards.critic_base_urls`), or the policy being
+trained (`bind`, done by the trainer each step, with the weights frozen for it). A judgement the
+server lost books nothing: a rollout left with no judged match, or no score, gets None (left out
+by TRL), never 0. Logged per step: `critic/calls` (generations), `critic/unreadable` (share of
+judgements without a verdict or score), `critic/order_agreement` (share of readable both-order
+comparisons whose orders agree), `critic/one_order` (share of both-order comparisons with one
+order unread, undecided), `critic/failed` (judgements lost by the engine), `critic/latency_s`
+(time waiting on the critic) and `critic/seconds`.
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ class _Step:
     agreements: int = 0
     both_readable: int = 0
     one_order: int = 0
+    failed: int = 0
+    waited_s: float = 0.0
 
 
 class CriticJudgeReward:
@@ -123,6 +129,8 @@ class CriticJudgeReward:
             if step.both_readable:
                 log_metric("critic/order_agreement", step.agreements / step.both_readable)
             log_metric("critic/one_order", step.one_order / max(step.judgements, 1))
+            log_metric("critic/failed", step.failed)
+            log_metric("critic/latency_s", step.waited_s)
             log_metric("critic/seconds", time.perf_counter() - started)
         return rewards
 
@@ -140,10 +148,13 @@ class CriticJudgeReward:
         self, media: list[Any], questions: list[str], texts: list[str], step: _Step
     ) -> list[float | None]:
         items = list(zip(media, questions, texts, strict=True))
+        waiting = time.perf_counter()
         scores: list[Score] = self.critic.score_many(items)
+        step.waited_s += time.perf_counter() - waiting
         step.calls += len(items)
+        step.failed += sum(score.failure is not None for score in scores)
         step.judgements += len(items)
-        step.unreadable += sum(score.score is None for score in scores)
+        step.unreadable += sum(score.score is None and not score.failure for score in scores)
         span = self.options.scale - 1
         return [
             None if score.score is None else min(max((score.score - 1) / span, 0.0), 1.0)
@@ -168,7 +179,9 @@ class CriticJudgeReward:
             items: list[PairItem] = [
                 (media[a], questions[a], texts[a], texts[b]) for a, b in matches
             ]
+            waiting = time.perf_counter()
             judged = self.critic.compare_many(items, self.options.both_orders)
+            step.waited_s += time.perf_counter() - waiting
             step.calls += len(items) * (2 if self.options.both_orders else 1)
             winners = {}
             for (a, b), comparison in zip(matches, judged, strict=True):
@@ -197,7 +210,11 @@ def _score_match(
     played: Counter[int],
     step: _Step,
 ) -> int:
-    """Books one comparison; returns who goes through (the first shown when undecided)."""
+    """Books one comparison; returns who goes through (the first shown when undecided). A
+    comparison the engine lost books nothing: a rollout with no other match gets no reward."""
+    if comparison.failure is not None:
+        step.failed += 1
+        return a
     played[a] += 1
     played[b] += 1
     step.judgements += 1

@@ -142,6 +142,9 @@ def critic_reward(recipe: Recipe, device: str) -> CriticJudgeReward | None:
     judge = CriticJudgeReward(options, recipe.data.media_budget, judges_itself=itself)
     if itself:
         return judge
+    if rewards.critic_engine == "openai":
+        judge.bind(_served_critic(rewards, tokens))
+        return judge
     critic_device = device if rewards.critic_device == "auto" else rewards.critic_device
     if rewards.critic_process:
         judge.bind(CriticProcess(rewards.critic_model, critic_device, "auto", tokens, batch))
@@ -151,6 +154,22 @@ def critic_reward(recipe: Recipe, device: str) -> CriticJudgeReward | None:
         model, processor = load_model_for_inference(rewards.critic_model, critic_device, "auto")
         judge.bind(Critic(model, processor, tokens, batch_size=batch))
     return judge
+
+
+def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
+    """A critic on OpenAI-compatible servers that keeps lost judgements as failures: the reward
+    leaves their rollouts out rather than stopping the run or scoring them 0."""
+    from mmcritic.inference import Critic
+    from mmcritic.inference.engines import EngineOptions, open_engine
+
+    engine = EngineOptions(
+        "openai",
+        rewards.critic_model,
+        base_urls=tuple(rewards.critic_base_urls),
+        concurrency=rewards.critic_concurrency,
+        timeout_s=rewards.critic_timeout_s,
+    )
+    return Critic.on(open_engine(engine), max_new_tokens=max_new_tokens, keep_failures=True)
 
 
 def _vision_ids_if_loadable(name_or_path: str) -> list[int]:
