@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mmcritic.eval.judges import FunctionJudge
 from mmcritic.eval.registry import task_names
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
 from tests.test_eval_fixtures import FIXTURES, all_task_data
@@ -193,7 +194,9 @@ def test_a_judge_hook_replaces_rule_scores_where_the_benchmark_uses_an_llm_judge
         calls.append(response)
         return 1.0
 
-    results = run_eval(_options(tmp_path, eval_data, ["hallusionbench", "ai2d"]), judge=judge)
+    results = run_eval(
+        _options(tmp_path, eval_data, ["hallusionbench", "ai2d"]), judge=FunctionJudge(judge)
+    )
 
     assert results["tasks"]["hallusionbench"]["metrics"]["aAcc"] == 1.0
     assert results["tasks"]["hallusionbench"]["scoring"].startswith("LLM judge")

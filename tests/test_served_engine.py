@@ -217,6 +217,10 @@ def _eval_flags(model: Path, out: Path, data: dict[str, Path], tasks: list[str])
     ]
 
 
+def _logged(out: Path, task: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in samples_path(out, task).read_text().splitlines()]
+
+
 def _responses(out: Path, task: str) -> dict[int, str]:
     lines = [json.loads(line) for line in samples_path(out, task).read_text().splitlines()]
     return {line["doc_id"]: line["response"].strip() for line in lines}
@@ -431,3 +435,29 @@ def test_policy_grpo_is_rewarded_by_a_critic_on_a_server(
     assert all(entry["critic/calls"] == 2 * 3 * 2 for entry in steps)
     assert all(entry["critic/failed"] == 0 and entry["critic/latency_s"] > 0 for entry in steps)
     assert all("rewards/critic/mean" in entry for entry in steps)
+
+
+def test_gpt_judged_tasks_are_judged_through_a_served_judge_and_the_verdicts_recorded(
+    server, tiny_model_dir, eval_data, tmp_path, capsys
+) -> None:
+    out = tmp_path / "judged"
+    judge = [
+        "--judge-engine=openai",
+        f"--judge-url={server.url}",
+        f"--judge-model={tiny_model_dir}",
+    ]
+    code = main([*_eval_flags(tiny_model_dir, out, eval_data, ["hallusionbench", "ai2d"]), *judge])
+
+    assert code == 0
+    lines = [
+        json.loads(line) for line in samples_path(out, "hallusionbench").read_text().splitlines()
+    ]
+    assert lines and all(
+        {"rule_score", "judge_verdict", "judge_raw"} <= set(line) for line in lines
+    )
+    assert all(line["judge_raw"] for line in lines)
+    untouched = samples_path(out, "ai2d").read_text()
+    assert "judge_verdict" not in untouched
+    results = json.loads((out / "results.json").read_text())
+    assert results["tasks"]["hallusionbench"]["scoring"].startswith("LLM judge")
+    capsys.readouterr()

@@ -83,6 +83,16 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MODULE:FUNCTION",
         help="fn(prompt, target, response) -> score, for benchmarks judged by an LLM upstream",
     )
+    parser.add_argument(
+        "--judge-engine",
+        choices=("hf", "openai"),
+        help="score MathVista, MathVerse, MMVU and HallusionBench with their harness's judge "
+        "prompts, asked of --judge-model in this process (hf) or at --judge-url (openai)",
+    )
+    parser.add_argument(
+        "--judge-url", action="append", default=[], help="judge server; repeat for several"
+    )
+    parser.add_argument("--judge-model", help="judge model name (openai) or folder (hf)")
 
 
 def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> dict[str, Any]:
@@ -122,7 +132,7 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
         show_progress=show_progress,
         engine=None if args.engine == "hf" else engine_options(args, args.model, args.batch_size),
     )
-    results = run_eval(options, judge=load_judge(args.judge) if args.judge else None)
+    results = run_eval(options, judge=judge_from_flags(args))
     if show_progress:
         print(summary(results), file=sys.stderr)
     if failed_samples(results):
@@ -148,6 +158,35 @@ def pairs(values: Sequence[str], flag: str) -> dict[str, str]:
             raise ValueError(f"{flag} names {key} twice")
         result[key] = rest
     return result
+
+
+def judge_from_flags(args: argparse.Namespace) -> Any:
+    """The judge `--judge` or `--judge-engine` names; None for rule-based scores only."""
+    from mmcritic.eval.judges import FunctionJudge, LLMJudge
+
+    if args.judge and args.judge_engine:
+        raise ValueError("give --judge (a function of your own) or --judge-engine, not both")
+    if args.judge:
+        return FunctionJudge(load_judge(args.judge))
+    if not args.judge_engine:
+        if args.judge_url or args.judge_model:
+            raise ValueError("--judge-url and --judge-model need --judge-engine")
+        return None
+    return LLMJudge(_judge_engine(args.judge_engine, args.judge_model, tuple(args.judge_url)))
+
+
+def _judge_engine(engine: str, model: str | None, urls: tuple[str, ...]) -> Any:
+    from mmcritic.inference.engines import EngineOptions, open_engine
+    from mmcritic.inference.engines.served import ServedEngine, ServerOptions
+
+    if engine == "hf":
+        if not model or urls:
+            raise ValueError("--judge-engine hf takes --judge-model (a folder), no --judge-url")
+        return open_engine(EngineOptions("hf", model))
+    if not urls:
+        raise ValueError("--judge-engine openai needs --judge-url")
+    # a text judge (GPT or any served model): nothing to suppress, its own sampling defaults
+    return ServedEngine(ServerOptions(urls, model))
 
 
 def load_judge(spec: str) -> Any:

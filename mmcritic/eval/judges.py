@@ -291,6 +291,27 @@ class LLMJudge:
         return [texts[0] if texts else "" for texts in completions]
 
 
+class JudgeLike(Protocol):
+    """What the eval runner asks of a judge: a verdict per item, in order."""
+
+    def judge_many(self, items: Sequence[JudgeItem]) -> list[JudgeVerdict]: ...
+
+
+class FunctionJudge:
+    """A judge from a plain function `fn(prompt, target, response) -> score` (`--judge
+    MODULE:FUNCTION`), for a judge of one's own."""
+
+    def __init__(self, function: Callable[[str, object, str], float]):
+        self.function = function
+
+    def judge_many(self, items: Sequence[JudgeItem]) -> list[JudgeVerdict]:
+        scores = [
+            float(self.function(item.problem.text, item.problem.target, item.response))
+            for item in items
+        ]
+        return [JudgeVerdict(score, f"{score:g}", "") for score in scores]
+
+
 def _judge_for(task: str) -> Callable[[Problem, str], _Outcome]:
     if task not in _JUDGES:
         raise ValueError(

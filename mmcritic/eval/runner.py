@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -37,6 +37,7 @@ from mmcritic.eval.backends import (
     Sample,
     critic_output,
 )
+from mmcritic.eval.judges import JudgeItem, JudgeLike, JudgeVerdict
 from mmcritic.eval.protocols import (
     PROTOCOLS,
     critic_prompt,
@@ -55,9 +56,10 @@ from mmcritic.inference.self_critique import STRATEGIES, Strategy
 logger = logging.getLogger(__name__)
 
 REPLAY_PREFIX = "replay:"
-# A judge for benchmarks whose reference harness scores with an LLM: (prompt, target, response)
-# -> score in [0, 1]. The rule-based score is kept next to it in each sample line.
-Judge = Callable[[str, Any, str], float]
+# A judge for benchmarks whose reference harness scores with an LLM (`mmcritic.eval.judges`):
+# its score replaces the rule-based one, which is kept next to it in each sample line with the
+# judge's verdict and raw reply.
+Judge = JudgeLike
 # Settings a resumed run must share with the run it continues; limit and batch size may change.
 _RESUMABLE = ("model", "protocol", "think_suffix", "bon_n", "bon_strategy", "temperature")
 _RESUMABLE += ("both_orders", "critic_votes")
@@ -308,10 +310,11 @@ def _score_batch(
 ) -> list[dict[str, Any]]:
     if isinstance(task, PolicyTask):
         outputs = backend.answer(task, batch)
+        verdicts = _judged(task, batch, outputs, judge)
         return [
             _failed_record(sample, output.failure)
             if output.failure
-            else _policy_record(task, sample, output, judge)
+            else _policy_record(task, sample, output, verdicts.get(sample.doc_id))
             for sample, output in zip(batch, outputs, strict=True)
         ]
     read = verdict_reader(task.name, options.protocol)
@@ -322,6 +325,19 @@ def _score_batch(
         else _critic_record(sample, critic_output(text, read))
         for sample, text in zip(batch, texts, strict=True)
     ]
+
+
+def _judged(
+    task: PolicyTask, batch: list[Sample], outputs: list[PolicyOutput], judge: Judge | None
+) -> dict[int, JudgeVerdict]:
+    """The judge's verdicts on a batch's answers, asked together (a served judge runs them
+    concurrently); none for a task scored by rule upstream too."""
+    if judge is None or not task.judged_upstream:
+        return {}
+    answered = [(s, o) for s, o in zip(batch, outputs, strict=True) if o.failure is None]
+    items = [JudgeItem(task.name, s.item, o.response) for s, o in answered]
+    verdicts = judge.judge_many(items)
+    return {sample.doc_id: verdict for (sample, _), verdict in zip(answered, verdicts, strict=True)}
 
 
 def _failed_record(sample: Sample, failure: RequestFailed) -> dict[str, Any]:
@@ -340,7 +356,7 @@ def _policy_record(
     task: PolicyTask,
     sample: Sample,
     output: PolicyOutput,
-    judge: Judge | None,
+    judged: JudgeVerdict | None,
 ) -> dict[str, Any]:
     problem = sample.item
     record: dict[str, Any] = {"doc_id": sample.doc_id, "prompt": sample.prompt.shown()}
@@ -353,9 +369,13 @@ def _policy_record(
         "score": scored.score,
         "meta": problem.meta,
     }
-    if judge is not None and task.judged_upstream:
-        judged = float(judge(problem.text, problem.target, output.response))
-        record |= {"rule_score": scored.score, "score": judged}
+    if judged is not None:
+        record |= {
+            "rule_score": scored.score,
+            "score": judged.score,
+            "judge_verdict": judged.verdict,
+            "judge_raw": judged.raw,
+        }
     return record | output.extra
 
 
@@ -406,7 +426,9 @@ def _task_result(
         "kind": task.kind,
         "metrics": task.aggregate(records) if records else {},
         "n_samples": len(records),
-        "scoring": "LLM judge (hook passed to the runner)" if judged else task.scoring,
+        "scoring": "LLM judge (the benchmark's judge prompts; --judge-engine)"
+        if judged
+        else task.scoring,
         "protocol": protocol_settings(task, options),
         "settings": options.settings()
         | {
