@@ -14,9 +14,10 @@ from PIL import Image
 
 from mmcritic.cli import main
 from mmcritic.data.synth import synthesize
+from mmcritic.demo.model import DemoModel
 from mmcritic.eval.backends import ModelBackend
 from mmcritic.eval.runner import EvalOptions, run_eval, samples_path
-from mmcritic.inference import Critic, Media
+from mmcritic.inference import Comparison, Critic, Media
 from mmcritic.inference.engines import (
     Engine,
     EngineError,
@@ -461,3 +462,16 @@ def test_gpt_judged_tasks_are_judged_through_a_served_judge_and_the_verdicts_rec
     results = json.loads((out / "results.json").read_text())
     assert results["tasks"]["hallusionbench"]["scoring"].startswith("LLM judge")
     capsys.readouterr()
+
+
+def test_the_demo_judges_and_answers_through_a_server(server, hf, tiny_model_dir) -> None:
+    picture = Image.new("RGB", (64, 48), (200, 30, 30))
+    demo = DemoModel.served(_served(tiny_model_dir, server.url), max_new_tokens=12)
+    *_, judged = demo.compare(picture, "What colour?", "red", "blue", True)
+    answers = demo.answers(picture, "What colour?", 2, 1.0, 0)
+
+    here = Critic.on(hf, max_new_tokens=12).compare(
+        Media.image(picture), "What colour?", "red", "blue", both_orders=True
+    )
+    assert isinstance(judged, Comparison) and judged.raw == here.raw.strip()
+    assert len(answers) == 2 and all(answer.text for answer in answers)

@@ -412,19 +412,26 @@ def _media(args: argparse.Namespace) -> Any:
 
 def _add_demo(commands: argparse._SubParsersAction) -> None:
     parser = _command(commands, "demo", "start the Gradio critique demo in a browser")
-    parser.add_argument("--model", required=True, help="model folder or hub id")
+    parser.add_argument(
+        "--model", required=True, help="model folder or hub id; with --engine openai, its name"
+    )
     parser.add_argument("--port", type=int, help="default: 7860 or the next free port")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--share", action="store_true", help="also create a public Gradio link")
     add_device_arguments(parser, dtype=False)
     parser.add_argument("--max-new-tokens", type=int, default=512, help="per answer")
+    from mmcritic.inference.engines.options import add_engine_arguments
+
+    add_engine_arguments(parser)
     parser.set_defaults(handler=_run_demo)
 
 
 def _run_demo(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.demo import create_demo, launch
+    from mmcritic.inference.engines.options import engine_options
 
-    demo = create_demo(args.model, args.device, args.max_new_tokens)
+    engine = engine_options(args, args.model, 1)
+    demo = create_demo(args.model, args.device, args.max_new_tokens, engine=engine)
     return {"url": launch(demo, args.port, args.host, args.share)}
 
 

@@ -27,6 +27,7 @@ from mmcritic.inference import (
     best_of_n,
     load_model_for_inference,
 )
+from mmcritic.inference.engines import Engine
 
 T = TypeVar("T")
 
@@ -85,13 +86,14 @@ class _StreamingModel:
 
 
 class DemoModel:
-    """A critic and a policy sharing one loaded model, one request at a time.
+    """A critic and a policy sharing one loaded model, one request at a time, or sharing a
+    served engine (`served`), whose critiques appear when complete rather than token by token.
 
     The lock serialises generation whatever queue settings the page uses: two threads calling
     `generate` on one model would only compete for the same memory and cores."""
 
     def __init__(self, model: Any, processor: Any, max_new_tokens: int = 512):
-        self._streaming = _StreamingModel(model)
+        self._streaming: _StreamingModel | None = _StreamingModel(model)
         self._tokenizer = processor.tokenizer
         self.critic = Critic(self._streaming, processor, max_new_tokens)
         self.policy = Policy(model, processor, max_new_tokens)
@@ -102,6 +104,16 @@ class DemoModel:
         """Loads a checkpoint folder (or hub id) with `load_model_for_inference`."""
         model, processor = load_model_for_inference(path, device=device)
         return cls(model, processor, max_new_tokens)
+
+    @classmethod
+    def served(cls, engine: Engine, max_new_tokens: int = 512) -> DemoModel:
+        """Critic and policy on an engine already open (OpenAI-compatible servers)."""
+        demo = cls.__new__(cls)
+        demo._streaming, demo._tokenizer = None, None
+        demo.critic = Critic.on(engine, max_new_tokens=max_new_tokens)
+        demo.policy = Policy.on(engine, max_new_tokens=max_new_tokens)
+        demo._lock = threading.Lock()
+        return demo
 
     def compare(
         self, image: Image.Image, question: str, answer_a: str, answer_b: str, both_orders: bool
@@ -132,6 +144,11 @@ class DemoModel:
             return best_of_n(self.critic, Media.image(image), question, candidates, seed=seed)
 
     def _streamed(self, call: Callable[[], T]) -> Iterator[list[str] | T]:
+        if self._streaming is None:
+            with self._lock:
+                result = call()
+            yield result
+            return
         with self._lock:
             streamer = BatchTextStreamer(self._tokenizer)
             self._streaming.streamer = streamer

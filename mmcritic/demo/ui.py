@@ -38,6 +38,7 @@ from mmcritic.demo.inputs import (
     MIN_CANDIDATES,
 )
 from mmcritic.demo.model import DemoModel
+from mmcritic.inference.engines import EngineOptions, open_engine
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +56,18 @@ def create_demo(
     max_new_tokens: int = 512,
     examples_dir: Path | None = None,
     max_image_pixels: int = MAX_IMAGE_PIXELS,
+    engine: EngineOptions | None = None,
 ) -> gr.Blocks:
-    """Loads the model, draws the example images (into a new temporary folder unless
-    `examples_dir` is given) and builds the page. Images above `max_image_pixels` are refused
-    before decoding."""
+    """Loads the model (or reaches the servers `engine` names), draws the example images (into
+    a new temporary folder unless `examples_dir` is given) and builds the page. Images above
+    `max_image_pixels` are refused before decoding."""
+    model = (
+        DemoModel.load(model_path, device, max_new_tokens)
+        if engine is None or engine.engine == "hf"
+        else DemoModel.served(open_engine(engine), max_new_tokens)
+    )
     app = DemoApp(
-        DemoModel.load(model_path, device, max_new_tokens),
+        model,
         upload_folder(),
         notify=gr.Warning,
         max_pixels=max_image_pixels,
