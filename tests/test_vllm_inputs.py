@@ -232,6 +232,35 @@ def test_an_image_batch_reaches_vllm_with_the_images_trl_gives(processor, vllm_p
         assert_same_as_trainer(row, prompt_ids, media)
 
 
+def test_the_vllm_engine_asks_what_the_hf_engine_encodes(processor, vllm_processor, tmp_path):
+    """Inference through `--engine vllm`: chat text with one placeholder per item, which vLLM
+    expands into the ids and grids the hf engine's processor call gives."""
+    from vllm import SamplingParams
+
+    from mmcritic.inference import Media
+    from mmcritic.inference.engines import Request, Sampling
+    from mmcritic.inference.engines.vllm import VLLMEngine
+    from mmcritic.models.generation import encode_batch
+
+    pixels = BUDGET.image
+    red = Media.image(
+        Image.new("RGB", (640, 480), (200, 30, 30)), pixels.min_pixels, pixels.max_pixels
+    )
+    clip = Media.video(write_mp4(tmp_path / "c.mp4", (320, 240), 24, 8), budget=BUDGET.video)
+    engine = VLLMEngine(None, processor)
+    for request in (Request("Which?", red), Request("Which?", [red, clip]), Request("Hi", None)):
+        expected = encode_batch(
+            processor, [request.message()], [request.loaded("image")], [request.loaded("video")]
+        )
+        prompt = engine.prompt(request)
+        ids = processor.tokenizer(prompt.pop("prompt"))["input_ids"]
+        expanded = vllm_expand(vllm_processor, {"prompt_token_ids": ids, **prompt})
+        assert expanded["prompt_token_ids"] == expected["input_ids"][0].tolist()
+    params = engine.sampling_params(Sampling(16, n=2, temperature=0.7, stop=("</answer>",)))
+    assert isinstance(params, SamplingParams) and params.n == 2 and params.top_k in (0, -1)
+    assert {processor.image_token_id, processor.video_token_id} <= set(params.logit_bias)
+
+
 def test_a_server_that_sized_the_images_otherwise_is_refused():
     from trl.generation.vllm_generation import VLLMGeneration
 

@@ -29,9 +29,16 @@ class VLLMEngine(Engine):
         self.llm, self.processor = llm, processor
 
     def try_generate(self, requests: Sequence[Request], sampling: Sampling) -> list[Completions]:
+        prompts = [self.prompt(request) for request in requests]
+        outputs = self.llm.generate(prompts, self.sampling_params(sampling), use_tqdm=False)
+        return [[sample.text for sample in output.outputs] for output in outputs]
+
+    def sampling_params(self, sampling: Sampling) -> Any:
+        """vLLM's sampling settings for `sampling`, with no top-k cut (Qwen's generation config
+        sets 1) and the vision placeholders suppressed, as the hf engine decodes."""
         from vllm import SamplingParams
 
-        params = SamplingParams(
+        return SamplingParams(
             n=sampling.n,
             temperature=sampling.temperature,
             top_p=sampling.top_p,
@@ -41,9 +48,6 @@ class VLLMEngine(Engine):
             stop=list(sampling.stop) or None,
             logit_bias=suppressed(vision_token_ids(self.processor.tokenizer)),
         )
-        prompts = [self.prompt(request) for request in requests]
-        outputs = self.llm.generate(prompts, params, use_tqdm=False)
-        return [[sample.text for sample in output.outputs] for output in outputs]
 
     def prompt(self, request: Request) -> dict[str, Any]:
         """The prompt dict vLLM expands into the tokens the hf engine encodes."""
