@@ -243,7 +243,8 @@ def test_eval_through_a_server_matches_eval_in_process_and_records_the_engine(
     assert engine["engine"] == "openai" and engine["servers"][0]["url"] == server.url
     assert engine["reported_model"].startswith(str(tiny_model_dir))
     assert engine["requests"] == sum(task["n_samples"] for task in results["tasks"].values())
-    assert engine["failures"] == 0 and engine["requests_per_s"] > 0
+    assert engine["failures"] == 0 and engine["requests_per_s"] > 0 and engine["samples_per_s"] > 0
+    assert engine["samples_this_run"] == sum(t["n_samples"] for t in results["tasks"].values())
     assert results["tasks"]["chartqa"]["settings"]["engine"] == "openai"
     capsys.readouterr()
 

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmcritic.inference.engines.base import LostRequests
 from mmcritic.models.devices import add_device_arguments
 
 Handler = Callable[[argparse.Namespace], Any]
@@ -449,6 +448,13 @@ def _run_eval(args: argparse.Namespace) -> dict[str, Any]:
     return run_eval_command(args, show_progress=not args.quiet)
 
 
+def _lost_requests(err: Exception) -> bool:
+    """Whether the engine lost work (exit status 3). Looked up where it is defined only once
+    loaded: commands that generate nothing never import the engines (nor torch)."""
+    engines = sys.modules.get("mmcritic.inference.engines.base")
+    return engines is not None and isinstance(err, engines.LostRequests)
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -509,7 +515,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError) as err:
         logging.getLogger("mmcritic").error("%s", err)
         return 2
-    except LostRequests as err:
+    except Exception as err:
+        if not _lost_requests(err):
+            raise
         logging.getLogger("mmcritic").error("%s", err)
         return 3
     json.dump(result, sys.stdout, indent=2, default=str)

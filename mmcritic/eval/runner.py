@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -182,9 +183,16 @@ def run_eval(
     _check_settings(options)
     backend = backend or _backend(options)
     results: dict[str, Any] = {"model": options.model, "tasks": {}}
+    started, answered = time.perf_counter(), 0
     for name in options.tasks:
-        results["tasks"][name] = run_task(get_task(name), options, backend, judge)
-        results["engine"] = _describe(backend)
+        task = run_task(get_task(name), options, backend, judge)
+        results["tasks"][name] = task
+        answered += task.pop("answered_now")
+        seconds = time.perf_counter() - started
+        results["engine"] = _describe(backend) | {
+            "samples_this_run": answered,
+            "samples_per_s": answered / seconds if seconds > 0 else None,
+        }
         _write_json(options.output / "results.json", results)
     return results
 
@@ -247,6 +255,7 @@ def run_task(
         unit="sample",
         disable=not options.show_progress,
     )
+    answered_now = 0
     with bar:
         pending = (
             make_sample(task, doc_id, row, base_dir, options)
@@ -256,6 +265,7 @@ def run_task(
         for batch in _batches(pending, options.batch_size):
             for record in _score_batch(task, batch, backend, options, judge):
                 log.append(record)
+                answered_now += "failed" not in record
             bar.update(len(batch))
     kept = [r for r in log.records if options.limit is None or r["doc_id"] < options.limit]
     failed = [r for r in kept if "failed" in r]
@@ -269,7 +279,8 @@ def run_task(
         )
     scored = [r for r in kept if "failed" not in r]
     result = _task_result(task, options, scored, rows.location)
-    return result | {"n_failed": len(failed), "failed_doc_ids": [r["doc_id"] for r in failed]}
+    failures = {"n_failed": len(failed), "failed_doc_ids": [r["doc_id"] for r in failed]}
+    return result | failures | {"answered_now": answered_now}
 
 
 def make_sample(

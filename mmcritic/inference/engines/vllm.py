@@ -3,7 +3,7 @@
 Prompts go as chat-template text, so each image and video stands as one placeholder that vLLM's
 processor expands itself (never pre-expanded pad tokens), with the media already sized by
 qwen-vl-utils and the processor settings the hf engine's processor uses, so both engines encode
-the same tokens (`mmcritic.train.vllm_inputs` holds those settings for rollouts and here).
+the same tokens (`mmcritic.models.vllm_media` holds those settings, for rollouts and here).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from mmcritic.inference.engines.base import Completions, Engine, Request, Sampling
 from mmcritic.models.loading import vision_token_ids
-from mmcritic.train.vllm_inputs import media_fields
+from mmcritic.models.vllm_media import media_fields
 
 # vLLM reserves memory for the most media a prompt may hold: MMMU asks about up to 7 images,
 # BLINK about 4; pass limit_mm_per_prompt to change it.
