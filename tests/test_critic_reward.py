@@ -96,13 +96,14 @@ class ScriptedCritic:
         ]
 
 
-def _batch(texts: list[str], group: int) -> dict[str, list]:
+def _batch(texts: list[str], group: int, image: str | None = None) -> dict[str, list]:
+    """A reward call's columns: rollouts of one prompt in runs of `group`, all about `image`."""
     rows = len(texts)
     return {
         "completions": texts,
         "id": [f"q{row // group}" for row in range(rows)],
         "question": ["What colour is the shape?"] * rows,
-        "image_paths": [[]] * rows,
+        "image_paths": [[image] if image else []] * rows,
         "video_paths": [[]] * rows,
     }
 

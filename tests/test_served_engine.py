@@ -33,7 +33,7 @@ from mmcritic.train.critic_reward import CriticJudgeReward, JudgeOptions
 from mmcritic_dev.demo_screenshots import free_port
 from mmcritic_dev.local_server import LocalServer, start_server
 from tests.faulty_proxy import FaultyProxy
-from tests.test_critic_reward import BUDGET, _critic_metrics, _policy_run
+from tests.test_critic_reward import BUDGET, _batch, _critic_metrics, _policy_run
 from tests.test_eval_fixtures import all_task_data
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -379,7 +379,7 @@ def test_a_served_critic_rewards_like_the_one_in_process_and_lost_judgements_giv
     picture = tmp_path / "red.png"
     Image.new("RGB", (56, 56), "red").save(picture)
     texts = [f"<think>{word}</think>\\boxed{{{word}}}" for word in ("red", "blue", "green") * 2]
-    batch = _reward_batch(texts, str(picture))
+    batch = _batch(texts, 3, str(picture))
     options = JudgeOptions("pairwise", "round_robin", max_new_tokens=8)
     here = CriticJudgeReward(options, BUDGET, Critic.on(hf, max_new_tokens=8))
     proxy = FaultyProxy(server.url)
@@ -399,17 +399,6 @@ def test_a_served_critic_rewards_like_the_one_in_process_and_lost_judgements_giv
     assert all(isinstance(value, float) for value in rewards[3:])
     assert rewards[3:] == here(**batch)[3:]
     assert metrics["critic/failed"] == 3 and metrics["critic/latency_s"] > 0
-
-
-def _reward_batch(texts: list[str], image: str) -> dict[str, list]:
-    rows = len(texts)
-    return {
-        "completions": texts,
-        "id": [f"q{row // 3}" for row in range(rows)],
-        "question": ["What colour is the shape?"] * rows,
-        "image_paths": [[image]] * rows,
-        "video_paths": [[]] * rows,
-    }
 
 
 @pytest.fixture(scope="module")
