@@ -228,25 +228,25 @@ class ServedEngine(Engine):
         return texts[: sampling.n]
 
     def _with_retries(self, body: dict[str, Any], sampling: Sampling) -> Completions:
-        attempts = self.options.retries + 1
-        for attempt in range(1, attempts + 1):
+        attempts, attempt = self.options.retries + 1, 0
+        while True:
+            attempt += 1
             server = self._pick()
             with self._slot(server):
                 try:
                     return self._attempt(server, body, sampling)
                 except _Fail as err:
-                    server.count("failures")
-                    return RequestFailed(str(err), server.shown, attempt)
+                    failure, retry = str(err), False
                 except _Retry as err:
-                    if attempt == attempts:
-                        server.count("failures")
-                        return RequestFailed(str(err), server.shown, attempt)
-                    server.count("retries")
-                    delay = self.options.backoff_s * 2 ** (attempt - 1) * random.uniform(0.5, 1)
-                    server.down_until = time.monotonic() + delay
-                    logger.warning("%s: %s; retrying in %.1f s", server.shown, err, delay)
+                    failure, retry = str(err), attempt < attempts
+            if not retry:
+                server.count("failures")
+                return RequestFailed(failure, server.shown, attempt)
+            server.count("retries")
+            delay = self.options.backoff_s * 2 ** (attempt - 1) * random.uniform(0.5, 1)
+            server.down_until = time.monotonic() + delay
+            logger.warning("%s: %s; retrying in %.1f s", server.shown, failure, delay)
             time.sleep(delay)
-        raise AssertionError("unreachable")
 
     def _attempt(self, server: Server, body: dict[str, Any], sampling: Sampling) -> list[str]:
         server.count("requests")
