@@ -45,11 +45,13 @@ class Sample:
 class PolicyOutput:
     """The response that is scored, and with self-critique the candidates and the selection;
     `failure` when the engine gave no response (a server lost the request): the sample is
-    recorded as failed, not scored."""
+    recorded as failed, not scored; `rejection` when its media cannot be shown (the row is
+    rejected with that reason)."""
 
     response: str
     extra: dict[str, Any] = field(default_factory=dict)
     failure: RequestFailed | None = None
+    rejection: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,13 +79,14 @@ class CriticOutput:
 class CriticTexts:
     """What a critic wrote about a pair, and about the swapped pair when judged both ways; with
     Voting@k, every sampled critique (`raw` is then the first of them); `failure` when the
-    engine lost a request of the pair."""
+    engine lost a request of the pair, `rejection` when its media cannot be shown."""
 
     raw: str
     swapped_raw: str | None = None
     votes: tuple[str, ...] = ()
     swapped_votes: tuple[str, ...] = ()
     failure: RequestFailed | None = None
+    rejection: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,20 @@ class ModelBackend:
         return self.engine.describe()
 
     def answer(self, task: PolicyTask, samples: Sequence[Sample]) -> list[PolicyOutput]:
-        media = [self._media(sample, sample.prompt, task) for sample in samples]
+        shown = [self._shown(sample, task) for sample in samples]
+        outputs: list[PolicyOutput | None] = [
+            PolicyOutput("", rejection=media) if isinstance(media, str) else None for media in shown
+        ]
+        ready = [i for i, output in enumerate(outputs) if output is None]
+        for i, output in zip(
+            ready, self._answer([samples[i] for i in ready], [shown[i] for i in ready]), strict=True
+        ):
+            outputs[i] = output
+        return [output for output in outputs if output is not None]
+
+    def _answer(self, samples: Sequence[Sample], media: Sequence[Any]) -> list[PolicyOutput]:
+        if not samples:
+            return []
         requests = [_request(s.prompt, m) for s, m in zip(samples, media, strict=True)]
         decoding, gen = _decoding([s.prompt for s in samples]), self.generation
         if gen.bon_n == 1:
@@ -207,6 +223,18 @@ class ModelBackend:
             self._select(shown, sample.item.text, texts)
             for sample, shown, texts in zip(samples, media, candidates, strict=True)
         ]
+
+    def _shown(self, sample: Sample, task: PolicyTask | CriticTask) -> list[Media] | str:
+        """The sample's media, loaded once here (each `Media` keeps what it loaded), or why
+        they cannot be shown: a missing, empty, damaged or oversized file rejects its row
+        rather than stopping the batch."""
+        try:
+            media = self._media(sample, sample.prompt, task)
+            for item in media:
+                item.load()
+        except Exception as err:  # image and video decoders raise many unrelated types
+            return f"media: {type(err).__name__}: {str(err)[:300]}"
+        return media
 
     def complete(
         self, items: Sequence[tuple[Any, str]], n: int, temperature: float
@@ -239,14 +267,26 @@ class ModelBackend:
     def judge(
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool
     ) -> list[CriticTexts]:
+        shown = [self._shown(sample, task) for sample in samples]
+        texts: list[CriticTexts | None] = [
+            CriticTexts("", rejection=media) if isinstance(media, str) else None for media in shown
+        ]
+        ready = [i for i, text in enumerate(texts) if text is None]
+        judged = self._judge([samples[i] for i in ready], [shown[i] for i in ready], both_orders)
+        for i, text in zip(ready, judged, strict=True):
+            texts[i] = text
+        return [text for text in texts if text is not None]
+
+    def _judge(
+        self, samples: Sequence[Sample], media: Sequence[Any], both_orders: bool
+    ) -> list[CriticTexts]:
+        if not samples:
+            return []
         prompts = [sample.prompt for sample in samples]
         if both_orders:
             prompts += [_swapped(sample) for sample in samples]
-        shown = [*samples, *samples] if both_orders else list(samples)
-        requests = [
-            _request(prompt, self._media(sample, prompt, task))
-            for sample, prompt in zip(shown, prompts, strict=True)
-        ]
+        shown = [*media, *media] if both_orders else list(media)
+        requests = [_request(prompt, m) for prompt, m in zip(prompts, shown, strict=True)]
         gen = self.generation
         votes = gen.critic_votes
         heat = gen.temperature if votes > 1 else None

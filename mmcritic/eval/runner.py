@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -65,6 +65,15 @@ Judge = JudgeLike
 _RESUMABLE = ("model", "protocol", "think_suffix", "bon_n", "bon_strategy", "temperature")
 _RESUMABLE += ("both_orders", "critic_votes")
 _RESUMABLE += ("seed", "max_new_tokens", "task_data", "media_root")
+# Sample lines that are not in the metrics, by the key that marks them, with the results.json
+# fields that count and list them: the engine gave no response (redone by --resume), the row
+# cannot be asked (rejected, kept in REJECTED_ROWS), the response could not be scored.
+UNSCORED = {
+    "failed": ("n_failed", "failed_doc_ids"),
+    "rejected": ("n_rejected", "rejected_doc_ids"),
+    "score_error": ("n_score_errors", "score_error_doc_ids"),
+}
+REJECTED_ROWS = "rejected_rows.jsonl"
 
 
 @dataclass(frozen=True)
@@ -194,7 +203,22 @@ def run_eval(
             "samples_per_s": answered / seconds if seconds > 0 else None,
         }
         _write_json(options.output / "results.json", results)
+    _write_rejected_rows(options)
     return results
+
+
+def _write_rejected_rows(options: EvalOptions) -> None:
+    """Every rejected row of the run's tasks, with its task, in one file beside the results."""
+    lines = []
+    for name in options.tasks:
+        path = samples_path(options.output, name)
+        records = SampleLog.read(path) if path.exists() else []
+        lines += [{"task": name, **r} for r in records if "rejected" in r]
+    target = options.output / REJECTED_ROWS
+    if lines or target.exists():
+        temporary = target.with_suffix(".jsonl.tmp")
+        temporary.write_text("".join(_line(line) for line in lines), encoding="utf-8")
+        os.replace(temporary, target)
 
 
 def _backend(options: EvalOptions) -> Backend:
@@ -257,30 +281,78 @@ def run_task(
     )
     answered_now = 0
     with bar:
-        pending = (
-            make_sample(task, doc_id, row, base_dir, options)
-            for doc_id, row in islice(rows, options.limit)
-            if doc_id not in log.done
-        )
-        for batch in _batches(pending, options.batch_size):
+        for batch in _batches(_pending(task, rows, log, base_dir, options), options.batch_size):
             for record in _score_batch(task, batch, backend, options, judge):
                 log.append(record)
-                answered_now += "failed" not in record
+                answered_now += not any(key in record for key in UNSCORED)
             bar.update(len(batch))
     kept = [r for r in log.records if options.limit is None or r["doc_id"] < options.limit]
-    failed = [r for r in kept if "failed" in r]
-    if failed:
-        logger.error(
-            "%s: %d samples got no response (first: doc %d, %s); rerun with --resume",
-            task.name,
-            len(failed),
-            failed[0]["doc_id"],
-            failed[0]["failed"],
-        )
-    scored = [r for r in kept if "failed" not in r]
+    _report_unscored(task.name, kept)
+    scored = [r for r in kept if not any(key in r for key in UNSCORED)]
     result = _task_result(task, options, scored, rows.location)
-    failures = {"n_failed": len(failed), "failed_doc_ids": [r["doc_id"] for r in failed]}
-    return result | failures | {"answered_now": answered_now}
+    return result | _unscored_counts(kept) | {"answered_now": answered_now}
+
+
+def _pending(
+    task: Task, rows: TaskRows, log: SampleLog, base_dir: Path, options: EvalOptions
+) -> Iterator[Sample]:
+    """The samples still to run; a row that cannot become one is logged as rejected, with
+    its reason and an excerpt of its fields, and the run goes on."""
+    for doc_id, row in islice(rows, options.limit):
+        if doc_id in log.done:
+            continue
+        try:
+            sample = make_sample(task, doc_id, row, base_dir, options)
+        except Exception as err:  # a row's fields can be missing, mistyped or unreadable
+            log.append(_rejected_record(doc_id, f"{type(err).__name__}: {err}", row))
+            continue
+        yield sample
+
+
+def _rejected_record(doc_id: int, reason: str, row: Mapping[str, Any] | None = None) -> dict:
+    """A row that cannot be asked: its reason and, when known, a bounded excerpt of its fields
+    (a row whose media fail is kept with the prompt built from it instead)."""
+    record: dict[str, Any] = {"doc_id": doc_id, "rejected": reason[:500]}
+    if row is not None:
+        record["row"] = {str(key): _bounded(value) for key, value in row.items()}
+    return record
+
+
+def _shown(sample: Sample) -> dict[str, Any]:
+    return {"prompt": sample.prompt.shown()}
+
+
+def _bounded(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
+
+
+def _report_unscored(task: str, records: Sequence[dict[str, Any]]) -> None:
+    for key, what, hint in (
+        ("failed", "got no response", "rerun with --resume"),
+        ("rejected", "were rejected", f"see {REJECTED_ROWS}"),
+        ("score_error", "could not be scored", "see their score_error"),
+    ):
+        hit = [r for r in records if key in r]
+        if hit:
+            logger.error(
+                "%s: %d samples %s (first: doc %d, %s); %s",
+                task,
+                len(hit),
+                what,
+                hit[0]["doc_id"],
+                hit[0][key],
+                hint,
+            )
+
+
+def _unscored_counts(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How many samples of a task are not in its metrics, and which, by cause."""
+    counts: dict[str, Any] = {}
+    for key, (count, listed) in UNSCORED.items():
+        ids = [r["doc_id"] for r in records if key in r]
+        counts |= {count: len(ids), listed: ids}
+    return counts
 
 
 def make_sample(
@@ -297,10 +369,14 @@ def make_sample(
     tokens = options.max_new_tokens if options else None
     if isinstance(task, PolicyTask):
         problem = task.problem(row)
+        if problem.target is None or (isinstance(problem.target, str) and not problem.target):
+            raise ValueError(f"the row has no gold answer ({problem.target!r})")
         suffix = options.think_suffix if options else True
         prompt = policy_prompt(task.name, name, row, problem, suffix, tokens)
         return Sample(doc_id, problem, base_dir, prompt)
     pair = task.pair(row)
+    if pair.truth not in ("1", "2", "tie"):
+        raise ValueError(f"the pair has no better response named ({pair.truth!r})")
     swapped = critic_prompt(task.name, name, pair, True, tokens)
     return Sample(
         doc_id, pair, base_dir, critic_prompt(task.name, name, pair, False, tokens), swapped
@@ -323,31 +399,69 @@ def _score_batch(
         outputs = backend.answer(task, batch)
         verdicts = _judged(task, batch, outputs, judge)
         return [
-            _failed_record(sample, output.failure)
-            if output.failure
-            else _policy_record(task, sample, output, verdicts.get(sample.doc_id))
+            _policy_outcome(task, sample, output, verdicts.get(sample.doc_id))
             for sample, output in zip(batch, outputs, strict=True)
         ]
     read = verdict_reader(task.name, options.protocol)
     texts: list[CriticTexts] = backend.judge(task, batch, options.both_orders)
-    return [
-        _failed_record(sample, text.failure)
-        if text.failure
-        else _critic_record(sample, critic_output(text, read))
-        for sample, text in zip(batch, texts, strict=True)
-    ]
+    return [_critic_outcome(sample, text, read) for sample, text in zip(batch, texts, strict=True)]
+
+
+def _policy_outcome(
+    task: PolicyTask,
+    sample: Sample,
+    output: PolicyOutput,
+    judged: JudgeVerdict | RequestFailed | None,
+) -> dict[str, Any]:
+    if output.rejection:
+        return _rejected_record(sample.doc_id, output.rejection) | _shown(sample)
+    failure = output.failure or (judged if isinstance(judged, RequestFailed) else None)
+    if failure:
+        return _failed_record(sample, failure)
+    verdict = judged if isinstance(judged, JudgeVerdict) else None
+    return _guarded(sample, output.response, lambda: _policy_record(task, sample, output, verdict))
+
+
+def _critic_outcome(sample: Sample, text: CriticTexts, read: Callable[[str], Any]) -> dict:
+    if text.rejection:
+        return _rejected_record(sample.doc_id, text.rejection) | _shown(sample)
+    if text.failure:
+        return _failed_record(sample, text.failure)
+    return _guarded(sample, text.raw, lambda: _critic_record(sample, critic_output(text, read)))
+
+
+def _guarded(sample: Sample, response: str, record: Callable[[], dict[str, Any]]) -> dict:
+    """The sample's scored line, or, when reading or scoring its response raises, a line with
+    the response and the error (`score_error`), out of the metrics: one answer never stops the
+    run, and the next run does not stop at it again."""
+    try:
+        return record()
+    except Exception as err:  # a scorer fault on one response is that sample's, not the run's
+        logger.exception("doc %d: scoring failed", sample.doc_id)
+        return {
+            "doc_id": sample.doc_id,
+            "prompt": sample.prompt.shown(),
+            "response": response,
+            "score_error": f"{type(err).__name__}: {str(err)[:300]}",
+        }
 
 
 def _judged(
     task: PolicyTask, batch: list[Sample], outputs: list[PolicyOutput], judge: Judge | None
-) -> dict[int, JudgeVerdict]:
+) -> dict[int, JudgeVerdict | RequestFailed]:
     """The judge's verdicts on a batch's answers, asked together (a served judge runs them
-    concurrently); none for a task scored by rule upstream too."""
+    concurrently); none for a task scored by rule upstream too. A judge that fails leaves the
+    batch's samples failed, for `--resume` to judge again."""
     if judge is None or not task.judged_upstream:
         return {}
-    answered = [(s, o) for s, o in zip(batch, outputs, strict=True) if o.failure is None]
+    answered = [
+        (s, o) for s, o in zip(batch, outputs, strict=True) if not (o.failure or o.rejection)
+    ]
     items = [JudgeItem(task.name, s.item, o.response) for s, o in answered]
-    verdicts = judge.judge_many(items)
+    try:
+        verdicts: list[JudgeVerdict | RequestFailed] = list(judge.judge_many(items))
+    except Exception as err:  # a judge server down, or a judge of one's own that raises
+        verdicts = [RequestFailed(f"judge: {type(err).__name__}: {err}")] * len(items)
     return {sample.doc_id: verdict for (sample, _), verdict in zip(answered, verdicts, strict=True)}
 
 
@@ -491,25 +605,25 @@ class SampleLog:
 
     def __init__(self, path: Path, resume: bool):
         self.path = path
-        read = self._read() if resume and path.exists() else []
+        read = self.read(path) if resume and path.exists() else []
         self.records: list[dict[str, Any]] = [record for record in read if "failed" not in record]
         self.done = {record["doc_id"] for record in self.records}
         self._rewrite()
 
-    def _read(self) -> list[dict[str, Any]]:
-        """The complete sample lines; a line torn by a crash (cut anywhere, even inside a
-        multi-byte character) is dropped and its sample redone."""
-        records = []
-        with self.path.open("rb") as handle:
+    @staticmethod
+    def read(path: Path) -> list[dict[str, Any]]:
+        """The complete sample lines, one per row (a row logged twice, e.g. by a run killed
+        after writing it and resumed, counts once: its last line); a line torn by a crash (cut
+        anywhere, even inside a multi-byte character) is dropped and its sample redone."""
+        records: dict[int, dict[str, Any]] = {}
+        with path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
                 record = _complete_record(line)
                 if record is None:
-                    logger.warning(
-                        "%s line %d is torn; that sample will be redone", self.path, number
-                    )
+                    logger.warning("%s line %d is torn; that sample will be redone", path, number)
                 else:
-                    records.append(record)
-        return records
+                    records[record["doc_id"]] = record
+        return list(records.values())
 
     def _rewrite(self) -> None:
         """Starts the file from the records kept, so a torn line never precedes new ones."""

@@ -53,6 +53,10 @@ def summary(results: Mapping[str, Any]) -> str:
             lines.append(
                 f"  FAILED: {task['n_failed']} samples got no response; --resume redoes them"
             )
+        if task.get("n_rejected"):
+            lines.append(f"  REJECTED: {task['n_rejected']} rows (reasons in rejected_rows.jsonl)")
+        if task.get("n_score_errors"):
+            lines.append(f"  SCORE ERRORS: {task['n_score_errors']} responses could not be scored")
         if "verdict_sources" in task:
             lines.append(f"  verdicts read: {task['verdict_sources']}")
     return "\n".join(lines)

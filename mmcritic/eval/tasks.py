@@ -40,9 +40,14 @@ class Row:
         self.task, self.doc_id, self.data, self.fields = task, doc_id, data, fields
 
     def __getitem__(self, role: str) -> Any:
-        for column in self._columns(role):
-            if column in self.data:
+        """The role's value; a row without it, or with null there, cannot be asked (a null
+        gold answer would otherwise be read as the text "None")."""
+        columns = self._columns(role)
+        for column in columns:
+            if self.data.get(column) is not None:
                 return self.data[column]
+        if any(column in self.data for column in columns):
+            raise ValueError(f"{self.task} row {self.doc_id} holds null for {role!r}")
         raise KeyError(
             f"{self.task} row {self.doc_id} has no column for {role!r} (looked for "
             f"{list(self._columns(role))}; the row has {sorted(self.data)}); point --task-data "

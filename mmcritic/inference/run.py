@@ -39,12 +39,23 @@ def media_from_flags(
     bounds = {"min_pixels": min_pixels, "max_pixels": max_pixels}
     budget = {key: value for key, value in bounds.items() if value is not None}
     if video is not None and image is None:
-        return Media.video(Path(video), fps=fps, max_frames=max_frames, **budget)
+        return _readable(Media.video(Path(video), fps=fps, max_frames=max_frames, **budget))
     if image is not None and video is None:
         if fps is not None or max_frames is not None:
             raise ValueError("--fps and --max-frames apply to --video only")
-        return Media.image(Path(image), **budget)
+        return _readable(Media.image(Path(image), **budget))
     raise ValueError("give exactly one of --image or --video")
+
+
+def _readable(media: Media) -> Media:
+    """`media`, loaded (it keeps what it loaded); an empty, damaged or oversized file is a
+    one-line error naming it rather than a decoder's traceback."""
+    try:
+        media.load()
+    except Exception as err:  # image and video decoders raise many unrelated types
+        name = media.describe()["source"]
+        raise ValueError(f"cannot read {media.kind} {name}: {type(err).__name__}: {err}") from err
+    return media
 
 
 def critique(

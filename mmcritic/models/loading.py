@@ -68,6 +68,27 @@ def resolve_attention(preference: str | None, device: Device) -> str:
     return "sdpa"
 
 
+def check_model(name_or_path: str) -> None:
+    """A `FileNotFoundError` in one line when `name_or_path` is neither a checkpoint folder here
+    nor a hub id that resolves: a mistyped local folder would otherwise be taken for a hub id and
+    end in a download traceback (offline, a long one)."""
+    path = Path(name_or_path).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(f"{path} is not a checkpoint folder: it has no config.json")
+        return
+    from transformers import AutoConfig
+
+    try:
+        AutoConfig.from_pretrained(name_or_path)
+    except (OSError, ValueError) as err:
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise FileNotFoundError(
+            f"model {name_or_path!r}: no such folder here, and not a hub id that resolves "
+            f"({reason[:200]})"
+        ) from err
+
+
 def load_processor(name_or_path: str, budget: MediaBudget | None = None):
     """The model's processor with its image budget set to the run's, so images resized by
     qwen-vl-utils are not resized a second time (videos are passed with `do_resize=False`).

@@ -21,6 +21,7 @@ from mmcritic.data.dataset import data_kinds, read_records
 from mmcritic.data.pairs import with_both_orders
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic.models.loading import (
+    check_model,
     freeze_vision_tower,
     load_model,
     load_processor,
@@ -86,21 +87,18 @@ def check_paths(recipe: Recipe) -> list[str]:
         if folder and not (Path(folder) / "data.jsonl").is_file():
             problems.append(f"{label}: {folder} has no data.jsonl")
     problems += _model_problems("model.name_or_path", recipe.model.name_or_path)
-    if recipe.rewards.critic_model and recipe.rewards.critic_model != "self":
-        problems += _model_problems("rewards.critic_model", recipe.rewards.critic_model)
+    rewards = recipe.rewards
+    local_critic = rewards.critic_engine == "hf" and rewards.critic_model not in (None, "self")
+    if local_critic:
+        problems += _model_problems("rewards.critic_model", rewards.critic_model)
     return problems
 
 
 def _model_problems(label: str, name_or_path: str) -> list[str]:
-    path = Path(name_or_path)
-    if path.exists():
-        return [] if (path / "config.json").is_file() else [f"{label}: {path} has no config.json"]
     try:
-        from transformers import AutoConfig
-
-        AutoConfig.from_pretrained(name_or_path)
-    except OSError as err:
-        return [f"{label}: cannot resolve {name_or_path}: {err}"]
+        check_model(name_or_path)
+    except FileNotFoundError as err:
+        return [f"{label}: {err}"]
     return []
 
 

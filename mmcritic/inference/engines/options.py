@@ -15,6 +15,7 @@ from typing import Any
 from mmcritic.inference.engines.base import ENGINE_NAMES, Engine, EngineName
 from mmcritic.inference.engines.served import SERVER_KINDS, ServerKind, ServerOptions
 from mmcritic.models.loading import (
+    check_model,
     load_model,
     load_processor,
     resolve_device,
@@ -90,9 +91,11 @@ def load_model_for_inference(
     if engine == "vllm":
         from mmcritic.inference.engines.vllm import load_vllm
 
+        check_model(path)
         return load_vllm(path, dtype), load_processor(path)
     if engine != "hf":
         raise ValueError(f"{engine!r} loads no model here; in-process engines: hf, vllm")
+    check_model(path)
     resolved_device = resolve_device(device)
     model = load_model(path, resolve_dtype(dtype, resolved_device)).to(resolved_device).eval()
     logger.info("loaded %s on %s", path, resolved_device)
