@@ -7,10 +7,13 @@ nothing here decides behaviour. Results go to stdout as JSON, progress and logs 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -448,6 +451,36 @@ def _run_eval(args: argparse.Namespace) -> dict[str, Any]:
     return run_eval_command(args, show_progress=not args.quiet)
 
 
+@contextmanager
+def _output_to_stderr() -> Iterator[None]:
+    """While a command runs, whatever writes to standard output (DeepSpeed's and the Trainer's
+    prints, a library's C code on file descriptor 1) goes to standard error, so the result JSON
+    printed afterwards is all that standard output holds (`mmcritic train ... | jq` works)."""
+    sys.stdout.flush()
+    saved = _duplicate_stdout()
+    try:
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _duplicate_stdout() -> int | None:
+    """File descriptor 1, kept, with 2 put in its place; None where standard output is not
+    that descriptor (a test's capture, an embedding program)."""
+    try:
+        if sys.stdout.fileno() != 1:
+            return None
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    return saved
+
+
 def _lost_requests(err: Exception) -> bool:
     """Whether the engine lost work (exit status 3). Looked up where it is defined only once
     loaded: commands that generate nothing never import the engines (nor torch)."""
@@ -511,7 +544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        result = args.handler(args)
+        with _output_to_stderr():
+            result = args.handler(args)
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError) as err:
         logging.getLogger("mmcritic").error("%s", err)
         return 2
