@@ -26,6 +26,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from mmcritic.data.folder_lock import folder_lock
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import (
     Backend,
@@ -187,8 +188,13 @@ def run_eval(
 ) -> dict[str, Any]:
     """Runs every task in `options`, writes the output folder and returns `results.json`'s
     content. `backend` replaces the model (tests, custom engines); `judge` scores the tasks
-    whose reference harness uses an LLM judge."""
-    options.output.mkdir(parents=True, exist_ok=True)
+    whose reference harness uses an LLM judge. The output folder is locked for the run: a
+    second run on it stops at once (`mmcritic.data.folder_lock`)."""
+    with folder_lock(options.output):
+        return _run_eval(options, backend, judge)
+
+
+def _run_eval(options: EvalOptions, backend: Backend | None, judge: Judge | None) -> dict:
     _check_settings(options)
     backend = backend or _backend(options)
     results: dict[str, Any] = {"model": options.model, "tasks": {}}

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from mmcritic.data.dataset import data_kinds, read_records
+from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.pairs import with_both_orders
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic.models.loading import (
@@ -187,9 +188,15 @@ def dry_run(recipe: Recipe) -> dict[str, Any]:
 
 
 def train(recipe: Recipe, callbacks: list[Any] | None = None) -> dict[str, Any]:
-    """Runs the recipe's stage and returns held-out accuracy before and after it.
+    """Runs the recipe's stage and returns held-out accuracy before and after it, holding
+    the output folder's lock (`mmcritic.data.folder_lock`): one run writes a folder at a time.
 
     `callbacks` are `transformers.TrainerCallback`s added to the stage's trainer."""
+    with folder_lock(Path(recipe.output_dir)):
+        return _train(recipe, callbacks)
+
+
+def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     problems = check_paths(recipe)
     if problems:
         raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
