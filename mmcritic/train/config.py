@@ -2,13 +2,18 @@
 
 A recipe is the whole run on one page. Every field is declared here with the reason for its
 default; a misspelt key is an error naming the nearest valid key, and every problem in a recipe is
-reported at once, so a 7B run does not die at minute twenty over a typo.
+reported at once, so a 7B run does not die at minute twenty over a typo. Recipes come from
+outside (shared files, command lines), so loading one is bounded: no YAML anchors or aliases, a
+short `base:` chain, every number within its field's range (`FIELD_RANGES`), and only an excerpt
+of any value quoted in an error.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import reprlib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -19,7 +24,7 @@ import yaml
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.media import MediaBudget, PixelBudget
-from mmcritic.data.video import VideoBudget
+from mmcritic.data.video import FRAME_FACTOR, VideoBudget
 
 
 class RecipeError(ValueError):
@@ -254,22 +259,10 @@ class Recipe:
     optim: OptimSettings = field(default_factory=OptimSettings)
 
     def problems(self) -> list[str]:
-        """Cross-field checks, each saying what to set instead."""
-        found = []
-        if not self.output_dir:
-            found.append("output_dir is required")
-        if self.max_steps <= 0:
-            found.append(f"max_steps must be positive, got {self.max_steps}")
-        if not self.model.name_or_path:
-            found.append("model.name_or_path is required")
-        if not self.data.train:
-            found.append("data.train is required (a dataset folder from preprocess or synth)")
-        if not 0.0 <= self.rewards.format_weight <= 1.0:
-            found.append(
-                f"rewards.format_weight must be in [0, 1], got {self.rewards.format_weight}"
-            )
-        if self.rewards.consistency_weight < 0:
-            found.append("rewards.consistency_weight must be >= 0")
+        """Required fields and cross-field checks, each saying what to set instead. Each field on
+        its own is already typed and within its `FIELD_RANGES` bound (`load_recipe`), so these
+        checks may divide by counts and compare numbers without meeting zero or NaN."""
+        found = self.missing()
         found += self._critic_problems()
         if self.rewards.consistency_weight and not self.grpo.both_orders:
             found.append(
@@ -282,30 +275,33 @@ class Recipe:
         if self.grpo.both_orders and rollout_rows % (2 * self.grpo.num_generations):
             found.append(
                 f"with grpo.both_orders, optim.per_device_train_batch_size x steps per generation "
-                f"({rollout_rows}) must be a multiple of 2 x grpo.num_generations "
-                f"({2 * self.grpo.num_generations}), so both orders of a pair share a batch"
+                f"({_excerpt(rollout_rows)}) must be a multiple of 2 x grpo.num_generations "
+                f"({_excerpt(2 * self.grpo.num_generations)}), so both orders of a pair share a "
+                "batch"
             )
-        if self.grpo.num_generations < 2:
-            found.append("grpo.num_generations must be at least 2: advantages compare a group")
         if self.grpo.delta is not None and self.grpo.delta <= 1 + self.grpo.epsilon_high:
             found.append(
-                f"grpo.delta ({self.grpo.delta}) must exceed 1 + grpo.epsilon_high "
-                f"({1 + self.grpo.epsilon_high}); set it higher or null"
+                f"grpo.delta ({_excerpt(self.grpo.delta)}) must exceed 1 + grpo.epsilon_high "
+                f"({_excerpt(1 + self.grpo.epsilon_high)}); set it higher or null"
             )
-        if not 0.0 <= self.optim.warmup_ratio < 1.0:
-            found.append(f"optim.warmup_ratio must be in [0, 1), got {self.optim.warmup_ratio}")
-        if self.data.eval_every < 0:
-            found.append("data.eval_every must be >= 0")
         if self.data.min_pixels > self.data.max_pixels:
             found.append("data.min_pixels must not exceed data.max_pixels")
         if self.grpo.use_vllm and self.device == "cpu":
             found.append("grpo.use_vllm needs a GPU; set device: cuda or grpo.use_vllm: false")
         found += self._importance_sampling_problems()
-        if self.grpo.vllm_tensor_parallel_size < 1:
-            found.append("grpo.vllm_tensor_parallel_size must be at least 1")
-        if self.data.dataloader_num_workers < 0:
-            found.append("data.dataloader_num_workers must be >= 0")
         return found + self._resume_problems()
+
+    def missing(self) -> list[str]:
+        """Required fields left empty: named even when other values are rejected, since they do
+        not depend on them."""
+        found = []
+        if not self.output_dir:
+            found.append("output_dir is required")
+        if not self.model.name_or_path:
+            found.append("model.name_or_path is required")
+        if not self.data.train:
+            found.append("data.train is required (a dataset folder from preprocess or synth)")
+        return found
 
     def _importance_sampling_problems(self) -> list[str]:
         """vLLM reports each sampled token's log-prob after top-p truncation (renormalised over
@@ -318,15 +314,13 @@ class Recipe:
             return []
         return [
             f"grpo.vllm_importance_sampling_correction compares the trainer's log-probs with "
-            f"vLLM's, which are taken after top-p truncation: with grpo.top_p ({grpo.top_p}) "
-            "below 1 every ratio is biased below 1; set grpo.top_p: 1.0, or "
-            "grpo.vllm_importance_sampling_correction: false"
+            f"vLLM's, which are taken after top-p truncation: with grpo.top_p "
+            f"({_excerpt(grpo.top_p)}) below 1 every ratio is biased below 1; set grpo.top_p: "
+            "1.0, or grpo.vllm_importance_sampling_correction: false"
         ]
 
     def _critic_problems(self) -> list[str]:
         rewards, found = self.rewards, []
-        if rewards.critic_weight < 0 or (rewards.correctness_weight or 0) < 0:
-            found.append("rewards.critic_weight and rewards.correctness_weight must be >= 0")
         if bool(rewards.critic_model) != bool(rewards.critic_weight):
             found.append(
                 "rewards.critic_model and rewards.critic_weight go together: a critic reward "
@@ -358,23 +352,124 @@ class Recipe:
         (logged values are averages since the last log) and, for GRPO, where a new rollout
         batch begins (the rollouts of a half-used batch are not in the checkpoint)."""
         found = []
-        if self.save_steps <= 0 or self.logging_steps <= 0:
-            return ["save_steps and logging_steps must be positive"]
+        save, log = _excerpt(self.save_steps), _excerpt(self.logging_steps)
         if self.save_steps % self.logging_steps:
             found.append(
-                f"save_steps ({self.save_steps}) must be a multiple of logging_steps "
-                f"({self.logging_steps}), so a resumed run logs the same averages"
+                f"save_steps ({save}) must be a multiple of logging_steps ({log}), so a resumed "
+                "run logs the same averages"
             )
         accumulation = self.optim.gradient_accumulation_steps
         per_rollout = (self.grpo.steps_per_generation or accumulation) * self.grpo.num_iterations
         if self.stage == "grpo" and (self.save_steps * accumulation) % per_rollout:
             found.append(
-                f"save_steps ({self.save_steps}) x optim.gradient_accumulation_steps "
-                f"({accumulation}) must be a multiple of grpo.steps_per_generation x "
-                f"grpo.num_iterations ({per_rollout}): a checkpoint must fall where a new "
-                "rollout batch begins"
+                f"save_steps ({save}) x optim.gradient_accumulation_steps "
+                f"({_excerpt(accumulation)}) must be a multiple of grpo.steps_per_generation x "
+                f"grpo.num_iterations ({_excerpt(per_rollout)}): a checkpoint must fall where a "
+                "new rollout batch begins"
             )
         return found
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a numeric field takes: finite, and from `low` to `high`, an end excluded where
+    it is open. Finite because NaN passes every `x < 0` test unnoticed (a NaN max_grad_norm turns
+    clipping off, a NaN reward weight drops its reward) and infinity passes most. `note` says why
+    the bound lies where it does, or what a boundary value means."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    note: str = ""
+
+    def admits(self, value: float) -> bool:
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def describe(self, value: float) -> str:
+        """What the field takes, e.g. "a finite number in (0, 1]", "an integer >= 1"."""
+        kind = "an integer" if isinstance(value, int) else "a finite number"
+        if self.high < math.inf:
+            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+            kind += f" in {left}{self.low}, {self.high}{right}"
+        elif self.low > -math.inf:
+            kind += f" {'>' if self.low_open else '>='} {self.low}"
+        return kind + (f" ({self.note})" if self.note else "")
+
+
+_COUNT = Bound(1)
+_POSITIVE = Bound(0, low_open=True)
+_WEIGHT = Bound(0, note="0: off")
+
+# Every int and float field of a recipe, by its dotted key; a numeric field missing here fails
+# tests/test_recipe_bounds.py. A null, where a field takes one, is not checked against its bound.
+FIELD_RANGES: dict[str, Bound] = {
+    "max_steps": _COUNT,
+    "seed": Bound(0, 2**32 - 1, note="numpy takes seeds below 2**32"),
+    "save_steps": _COUNT,
+    "save_total_limit": Bound(1, note="null keeps every checkpoint"),
+    "logging_steps": _COUNT,
+    "cpu_threads": Bound(1, note="null: the free cores"),
+    "model.lora.r": _COUNT,
+    "model.lora.alpha": _COUNT,
+    "model.lora.dropout": Bound(0, 1, high_open=True, note="1 would zero every adapter input"),
+    "data.eval_every": Bound(0, note="0: before and after training only"),
+    "data.min_pixels": _COUNT,
+    "data.max_pixels": _COUNT,
+    "data.video.fps": _POSITIVE,
+    "data.video.min_frames": Bound(FRAME_FACTOR, note="frames enter the model in pairs"),
+    "data.video.max_frames": Bound(FRAME_FACTOR, note="frames enter the model in pairs"),
+    "data.video.min_pixels": _COUNT,
+    "data.video.max_pixels": _COUNT,
+    "data.video.total_pixels": _COUNT,
+    "data.max_prompt_tokens": _COUNT,
+    "data.dataloader_num_workers": Bound(0, note="0: in the training process"),
+    "rewards.format_weight": Bound(0, 1, note="total = (1 - w) x correctness + w x format"),
+    "rewards.correctness_weight": Bound(0, note="null: 1 - format_weight"),
+    "rewards.consistency_weight": _WEIGHT,
+    "rewards.critic_weight": _WEIGHT,
+    "rewards.critic_concurrency": _COUNT,
+    "rewards.critic_timeout_s": _POSITIVE,
+    "rewards.critic_max_new_tokens": _COUNT,
+    "rewards.critic_batch_size": _COUNT,
+    "grpo.num_generations": Bound(2, note="advantages compare the rollouts of a group"),
+    "grpo.temperature": Bound(0, low_open=True, note="TRL divides the logits by it"),
+    "grpo.top_p": Bound(0, 1, low_open=True),
+    "grpo.max_completion_length": _COUNT,
+    "grpo.beta": Bound(0, note="0: no KL term"),
+    "grpo.epsilon": Bound(0, 1, note="the ratio's lower clip is 1 - epsilon"),
+    "grpo.epsilon_high": Bound(0),
+    "grpo.delta": Bound(1, low_open=True, note="a ratio bound above 1 + epsilon_high; null: off"),
+    "grpo.num_iterations": _COUNT,
+    "grpo.steps_per_generation": Bound(1, note="null: optim.gradient_accumulation_steps"),
+    "grpo.dynamic_sampling_max_rounds": _COUNT,
+    "grpo.stall_steps": _COUNT,
+    "grpo.generation_batch_size": Bound(1, note="null: the whole rollout batch"),
+    "grpo.vllm_gpu_memory_utilization": Bound(0, 1, low_open=True),
+    "grpo.vllm_tensor_parallel_size": _COUNT,
+    "grpo.vllm_max_model_length": Bound(1, note="null: the model's"),
+    "grpo.vllm_importance_sampling_clip_min": Bound(0, note="null: no lower bound"),
+    "grpo.vllm_importance_sampling_clip_max": Bound(0, low_open=True, note="null: no upper bound"),
+    "grpo.vllm_server_port": Bound(1, 65535),
+    "sft.max_length": Bound(1, note="null: no limit"),
+    "optim.learning_rate": _POSITIVE,
+    "optim.weight_decay": Bound(0),
+    # passed as transformers' warmup_steps, which reads a value of 1 or more as a step count
+    "optim.warmup_ratio": Bound(0, 1, high_open=True, note="a share of max_steps"),
+    "optim.max_grad_norm": Bound(0, note="0: no clipping, as in transformers"),
+    "optim.per_device_train_batch_size": _COUNT,
+    "optim.gradient_accumulation_steps": _COUNT,
+}
+
+# Recipes may build on recipes that build on others, this many levels deep.
+MAX_BASE_DEPTH = 16
+# Recipes nest three levels; far deeper YAML would exhaust PyYAML's recursive composer.
+_MAX_NESTING = 32
+_EXCERPT_CHARS = 200
 
 
 def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> Recipe:
@@ -385,10 +480,11 @@ def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> 
         _apply_override(raw, override)
     errors: list[str] = []
     recipe = _build(Recipe, raw, "", errors)
-    if not errors:  # cross-field checks need well-typed fields
-        errors += recipe.problems()
+    # A rejected value leaves its field at the default: required fields can still be named, but
+    # cross-field checks would judge defaults the recipe never chose.
+    errors += recipe.problems() if not errors else recipe.missing()
     if errors:
-        source = f" in {path}" if path else ""
+        source = f" in {_clip(str(path))}" if path else ""
         raise RecipeError(f"invalid recipe{source}:\n  - " + "\n  - ".join(errors))
     return recipe
 
@@ -396,21 +492,88 @@ def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> 
 def _read_recipe(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
     """A recipe's keys over those of its `base:` recipe, section by section, so a variant states
     only what it changes (`base: llava_critic_r1_qwen2_5_vl_7b.yaml` + a new model and rate)."""
-    if path.resolve() in seen:
-        chain = " -> ".join(str(p) for p in (*seen, path.resolve()))
-        raise RecipeError(f"recipes include each other in a circle: {chain}")
-    if not path.is_file():
-        raise RecipeError(f"recipe not found: {path}")
-    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if loaded is not None and not isinstance(loaded, dict):
-        raise RecipeError(f"{path}: a recipe is a mapping of keys, got {type(loaded).__name__}")
-    raw = dict(loaded or {})
+    here = path.resolve()
+    if here in seen:
+        raise RecipeError(f"recipes include each other in a circle: {_chain(*seen, here)}")
+    if len(seen) > MAX_BASE_DEPTH:
+        raise RecipeError(
+            f"a recipe builds on at most {MAX_BASE_DEPTH} base: recipes in a chain; this chain "
+            f"goes on: {_chain(*seen, here)}"
+        )
+    raw = _read_mapping(path)
     base = raw.pop("base", None)
     if base is None:
         return raw
-    if not isinstance(base, str):
-        raise RecipeError(f"{path}: base names a recipe file, got {base!r}")
-    return _merged(_read_recipe(path.parent / base, (*seen, path.resolve())), raw)
+    if not isinstance(base, str) or not base or "\0" in base:
+        raise RecipeError(f"{_clip(str(path))}: base names a recipe file, got {_excerpt(base)}")
+    return _merged(_read_recipe(path.parent / base, (*seen, here)), raw)
+
+
+def _chain(*paths: Path) -> str:
+    return " -> ".join(_clip(str(p)) for p in paths)
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecipeError(f"recipe not found: {_clip(str(path))}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        raise RecipeError(f"cannot read recipe {_clip(str(path))}: {reason}") from err
+    loaded = _parse_yaml(text, _clip(str(path)))
+    if loaded is not None and not isinstance(loaded, dict):
+        raise RecipeError(
+            f"{_clip(str(path))}: a recipe is a mapping of keys, got {type(loaded).__name__}"
+        )
+    return dict(loaded or {})
+
+
+class _RecipeLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without anchors and aliases, and at most `_MAX_NESTING` levels deep.
+
+    An alias repeats a value without copying it, so ten lines of aliases of aliases stand for a
+    billion items, which any walk over the value (a type check, an error message) would visit. A
+    recipe states each value where it is used, so refusing them costs nothing."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        event = self.peek_event()
+        if event.anchor is not None:
+            raise yaml.MarkedYAMLError(
+                problem="recipes do not take YAML anchors or aliases (&name, *name); write "
+                "the value out where it is used",
+                problem_mark=event.start_mark,
+            )
+        if self._depth >= _MAX_NESTING:
+            raise yaml.MarkedYAMLError(
+                problem=f"values nest more than {_MAX_NESTING} levels deep",
+                problem_mark=event.start_mark,
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _parse_yaml(text: str, source: str) -> Any:
+    """`text` as plain data, or a RecipeError naming `source` and the line at fault."""
+    loader = _RecipeLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = f", line {mark.line + 1}" if mark else ""
+        raise RecipeError(f"{source}{line}: {_clip(err.problem or str(err))}") from err
+    except (yaml.YAMLError, ValueError) as err:
+        # ValueError: a value Python cannot make (an int over 4,300 digits, a 30th of February)
+        raise RecipeError(f"{source}: {_clip(str(err))}") from err
+    finally:
+        loader.dispose()
 
 
 def _merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -425,46 +588,107 @@ def _apply_override(raw: dict[str, Any], override: str) -> None:
     key, sep, value = override.partition("=")
     if not sep or not key:
         raise RecipeError(
-            f"an override is key=value, e.g. optim.learning_rate=5e-7; got {override!r}"
+            f"an override is key=value, e.g. optim.learning_rate=5e-7; got {_excerpt(override)}"
         )
     node = raw
     parts = key.strip().split(".")
     for part in parts[:-1]:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
-            raise RecipeError(f"override {override!r}: {part} is not a section")
-    node[parts[-1]] = yaml.safe_load(value) if value.strip() else ""
+            raise RecipeError(f"override {_excerpt(override)}: {_clip(part)} is not a section")
+    source = f"override {_excerpt(override)}"
+    node[parts[-1]] = _parse_yaml(value, source) if value.strip() else ""
 
 
 def _build(cls: type, raw: Any, prefix: str, errors: list[str]) -> Any:
+    """A `cls` settings object from its mapping in the recipe. A rejected value is named in
+    `errors` and its field left at the default, so the object is still well-typed."""
+    section = prefix.rstrip(".") or "recipe"
     if not isinstance(raw, dict):
-        errors.append(f"{prefix or 'recipe'} must be a mapping, got {raw!r}")
+        errors.append(f"{section} must be a mapping, got {_excerpt(raw)}")
         return cls()
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    for key in raw:
-        if key not in fields:
-            close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.5)
-            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
-            errors.append(f"unknown key {prefix}{key}{hint} (valid: {', '.join(fields)})")
+    names = [f.name for f in dataclasses.fields(cls)]
+    errors += _unknown_keys(raw, names, prefix)
     values = {}
-    for name in fields:
+    for name in names:
         if name not in raw:
             continue
         hint = hints[name]
         if dataclasses.is_dataclass(hint):
             values[name] = _build(hint, raw[name], f"{prefix}{name}.", errors)
+            continue
+        value = _coerced(raw[name], hint)
+        problem = _value_problem(value, hint, prefix + name)
+        if problem:
+            errors.append(problem)
         else:
-            values[name] = _check_value(raw[name], hint, f"{prefix}{name}", errors)
-    return cls(**values)
+            values[name] = value
+    try:
+        return cls(**values)
+    except ValueError as err:  # a settings class's own cross-field check (VideoBudget's frames)
+        errors.append(f"{section}: {err}")
+        return cls()
 
 
-def _check_value(value: Any, hint: Any, key: str, errors: list[str]) -> Any:
-    value = _yaml_float(value) if _wants_float(hint) else value
-    if _matches(value, hint):
-        return float(value) if _wants_float(hint) and isinstance(value, int) else value
-    errors.append(f"{key} = {value!r} is not {_describe(hint)}")
+def _unknown_keys(raw: dict[Any, Any], names: list[str], prefix: str) -> list[str]:
+    found = []
+    for key in raw:
+        if key in names:
+            continue
+        # a key over three times a name's length cannot reach the 0.5 cutoff: match its start
+        close = difflib.get_close_matches(str(key)[:_EXCERPT_CHARS], names, n=1, cutoff=0.5)
+        hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+        found.append(f"unknown key {_clip(f'{prefix}{key}')}{hint} (valid: {', '.join(names)})")
+    return found
+
+
+def _coerced(value: Any, hint: Any) -> Any:
+    """A float field takes the number meant: YAML 1.1 reads `1e-6` (no dot) and `nan` as
+    strings, and `1` as an int (one too large for a float becomes infinity, then refused)."""
+    if not _wants_float(hint) or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
     return value
+
+
+def _value_problem(value: Any, hint: Any, key: str) -> str | None:
+    if not _matches(value, hint):
+        return f"{key} = {_excerpt(value)} is not {_describe(hint)}"
+    bound = FIELD_RANGES.get(key)
+    if value is None or bound is None or bound.admits(value):
+        return None
+    return f"{key} = {_excerpt(value)} must be {bound.describe(value)}"
+
+
+def _short_repr() -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxlevel = 3
+    short.maxdict = short.maxlist = short.maxtuple = short.maxset = 8
+    short.maxstring = short.maxother = _EXCERPT_CHARS
+    return short
+
+
+_SHORT_REPR = _short_repr()
+
+
+def _excerpt(value: Any) -> str:
+    """`repr(value)` cut short: a megabyte string or a billion-item list costs an error message
+    at most `_EXCERPT_CHARS` characters and a few dozen items' work."""
+    return _clip(_SHORT_REPR.repr(value))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 3] + "..."
 
 
 def _matches(value: Any, hint: Any) -> bool:
@@ -483,16 +707,6 @@ def _matches(value: Any, hint: Any) -> bool:
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, hint)
-
-
-def _yaml_float(value: Any) -> Any:
-    """YAML 1.1 reads `1e-6` (no dot) as a string; a float field takes it as the number meant."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _wants_float(hint: Any) -> bool:
