@@ -74,8 +74,11 @@ def check_model(name_or_path: str) -> None:
     end in a download traceback (offline, a long one)."""
     path = Path(name_or_path).expanduser()
     if path.exists():
-        if not (path / "config.json").is_file():
-            raise FileNotFoundError(f"{path} is not a checkpoint folder: it has no config.json")
+        if not any((path / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
+            raise FileNotFoundError(
+                f"{path} is not a checkpoint folder: it has no config.json ({ADAPTER_CONFIG} for "
+                "a LoRA adapter)"
+            )
         return
     from transformers import AutoConfig
 

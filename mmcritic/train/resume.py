@@ -33,6 +33,7 @@ from mmcritic.models.checkpoints import (
     load_adapter_strictly,
     load_weights_strictly,
 )
+from mmcritic.train.checkpoint_files import make_durable
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,15 @@ class ExactResumeMixin:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / EXTRA_STATE_FILE).write_text(json.dumps(self.extra_state()))
         super()._save_checkpoint(model, trial)
+        if self.args.should_save:
+            make_durable(folder)
+
+    def _save_rng_state(self, output_dir: str) -> None:
+        """The RNG is the last file before `trainer_state.json` marks the checkpoint complete:
+        everything written so far is flushed to disk first."""
+        super()._save_rng_state(output_dir)
+        if self.args.should_save:
+            make_durable(Path(output_dir))
 
     def _load_optimizer_and_scheduler(self, checkpoint: str | None) -> None:
         super()._load_optimizer_and_scheduler(checkpoint)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import yaml
 from mmcritic.data.dataset import data_kinds, read_records
 from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.pairs import with_both_orders
+from mmcritic.models.checkpoints import CheckpointMismatchError
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic.models.loading import (
     check_model,
@@ -32,6 +34,7 @@ from mmcritic.models.loading import (
     vision_token_ids,
 )
 from mmcritic.rewards.critic import RewardWeights, reward_plan, training_rewards
+from mmcritic.train.checkpoint_files import checkpoint_problems, disk_full_named
 from mmcritic.train.config import Recipe, recipe_to_dict
 from mmcritic.train.critic_reward import CriticJudgeReward, CriticProcess, JudgeOptions
 from mmcritic.train.examples import (
@@ -54,15 +57,37 @@ FINAL_DIR = "final"
 
 
 def newest_checkpoint(output_dir: Path) -> Path | None:
-    """The checkpoint with the highest step that finished saving (has trainer_state.json)."""
+    """The checkpoint with the highest step that is complete (`checkpoint_problems`): newer
+    ones that are damaged or half-written are skipped, each named with its reasons. When
+    checkpoints exist and none is complete, nothing is taken silently: it is an error."""
     if not output_dir.is_dir():
         return None
-    found = [
-        (int(match.group(1)), path)
-        for path in output_dir.iterdir()
-        if (match := CHECKPOINT.match(path.name)) and (path / "trainer_state.json").is_file()
-    ]
-    return max(found)[1] if found else None
+    found = sorted(
+        (
+            (int(match.group(1)), path)
+            for path in output_dir.iterdir()
+            if (match := CHECKPOINT.match(path.name))
+        ),
+        reverse=True,
+    )
+    skipped = []
+    for _, path in found:
+        problems = checkpoint_problems(path, _processes())
+        if not problems:
+            for name, reasons in skipped:
+                logger.warning("resume: skipped %s: %s", name, "; ".join(reasons))
+            return path
+        skipped.append((path.name, problems))
+    if skipped:
+        raise CheckpointMismatchError(
+            f"no complete checkpoint in {output_dir} to resume from: "
+            + " | ".join(f"{name}: {'; '.join(reasons)}" for name, reasons in skipped)
+        )
+    return None
+
+
+def _processes() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
 
 
 def _checkpoint_step(checkpoint: Path) -> int:
@@ -78,6 +103,11 @@ def resume_point(recipe: Recipe) -> str | None:
         return str(found) if found else None
     if not Path(recipe.resume).is_dir():
         raise FileNotFoundError(f"resume: {recipe.resume} is not a checkpoint folder")
+    problems = checkpoint_problems(Path(recipe.resume), _processes())
+    if problems:
+        raise CheckpointMismatchError(
+            f"resume: {recipe.resume} cannot be resumed from: " + "; ".join(problems)
+        )
     return recipe.resume
 
 
@@ -243,7 +273,8 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
             step = _checkpoint_step(Path(resume_from))
             dropped = trim_rollout_log(output_dir / ROLLOUT_LOG, step)
             logger.info("rollout log: %d lines from step %d on dropped to be redone", dropped, step)
-    trainer.train(resume_from_checkpoint=resume_from)
+    with disk_full_named(output_dir):
+        trainer.train(resume_from_checkpoint=resume_from)
     final = output_dir / FINAL_DIR
     trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the shards here
     if main_process:
