@@ -126,3 +126,36 @@ def test_a_full_disk_is_named(tmp_path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
     with pytest.raises(ValueError, match="unrelated"), disk_full_named(tmp_path):
         raise ValueError("unrelated")
+
+
+def test_a_fresh_start_into_a_used_folder_is_refused_unless_told_to_overwrite(
+    tiny_model_dir, finished_run, tmp_path
+) -> None:
+    run = shutil.copytree(finished_run, tmp_path / "run")
+    data = tmp_path / "data"
+    synthesize("color", 16, data, seed=0, overwrite=True)
+    fresh = ("max_steps=1", "save_steps=1", "report_to=[]", "resume=never")
+    with pytest.raises(ValueError, match=r"holds an earlier run .*checkpoint-1"):
+        train(tiny_recipe(tiny_model_dir, data, run, *fresh))
+    assert (run / "checkpoint-2").is_dir()
+
+    summary = train(tiny_recipe(tiny_model_dir, data, run, *fresh, "overwrite=true"))
+
+    assert summary["global_step"] == 1
+    assert not (run / "checkpoint-2").exists()
+    assert newest_checkpoint(run) == run / "checkpoint-1"
+
+
+def test_a_run_stopped_before_its_first_checkpoint_starts_its_logs_clean(
+    tiny_model_dir, finished_run, tmp_path
+) -> None:
+    run = shutil.copytree(finished_run, tmp_path / "run")
+    for checkpoint in run.glob("checkpoint-*"):
+        shutil.rmtree(checkpoint)
+    data = tmp_path / "data"
+    synthesize("color", 16, data, seed=0, overwrite=True)
+
+    train(tiny_recipe(tiny_model_dir, data, run, "max_steps=1", "save_steps=1"))
+
+    steps = [json.loads(line)["step"] for line in (run / "rollouts.jsonl").read_text().splitlines()]
+    assert steps and len(steps) == len(set(steps)) and max(steps) <= 1

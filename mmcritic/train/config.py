@@ -242,6 +242,9 @@ class Recipe:
     # auto: continue from the newest checkpoint in output_dir if there is one; never: start
     # fresh; anything else is a checkpoint path.
     resume: str = "auto"
+    # a fresh start into an output_dir that holds an earlier run's checkpoints or logs is refused
+    # (a later resume: auto would take up the old run); true deletes them first
+    overwrite: bool = False
     # R1 checkpoints every 10 steps: late checkpoints can be worse policies, so keep them.
     save_steps: int = 10
     save_total_limit: int | None = None
@@ -263,6 +266,10 @@ class Recipe:
         its own is already typed and within its `FIELD_RANGES` bound (`load_recipe`), so these
         checks may divide by counts and compare numbers without meeting zero or NaN."""
         found = self.missing()
+        if self.overwrite and self.resume != "never":
+            found.append(
+                "overwrite: true deletes an earlier run to start afresh: set resume: never"
+            )
         found += self._critic_problems()
         if self.rewards.consistency_weight and not self.grpo.both_orders:
             found.append(

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,8 @@ CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
 HELDOUT_FILE = "heldout.json"
 LOG_HISTORY_FILE = "log_history.json"
 FINAL_DIR = "final"
+# what a run writes besides its checkpoints, cleared when a run starts afresh in the folder
+EARLIER_RUN_FILES = (ROLLOUT_LOG, LOG_HISTORY_FILE, FINAL_DIR, "tensorboard")
 
 
 def newest_checkpoint(output_dir: Path) -> Path | None:
@@ -88,6 +91,34 @@ def newest_checkpoint(output_dir: Path) -> Path | None:
 
 def _processes() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def _start_clean(output_dir: Path, recipe: Recipe, resume_from: str | None) -> None:
+    """A fresh start never writes after an earlier run's logs, nor leaves its checkpoints for a
+    later `resume: auto` to take up. `resume: never` into a used folder is refused unless
+    `overwrite: true`; `resume: auto` with logs but no checkpoint (a run stopped before its
+    first) clears the logs of the steps it redoes."""
+    if resume_from:
+        return
+    earlier = sorted(
+        path
+        for path in output_dir.iterdir()
+        if CHECKPOINT.match(path.name) or path.name in EARLIER_RUN_FILES
+    )
+    if not earlier:
+        return
+    names = ", ".join(path.name for path in earlier[:6]) + (", ..." if len(earlier) > 6 else "")
+    if recipe.resume == "never" and not recipe.overwrite:
+        raise ValueError(
+            f"output_dir {output_dir} holds an earlier run ({names}); resume: auto continues "
+            "it, overwrite: true deletes it first, or choose another output_dir"
+        )
+    logger.warning("starting %s afresh: deleting the earlier run's %s", output_dir, names)
+    for path in earlier:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def _checkpoint_step(checkpoint: Path) -> int:
@@ -237,8 +268,10 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     main_process = PartialState().is_main_process  # under `accelerate launch`, one writer
     output_dir = Path(recipe.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    resume_from = resume_point(recipe)
     resolved = yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False)
     if main_process:
+        _start_clean(output_dir, recipe, resume_from)
         (output_dir / "recipe.yaml").write_text(resolved)
         logger.info("resolved recipe:\n%s", resolved)
 
@@ -266,7 +299,6 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
             )
         )
     before = _heldout(recipe, trainer.model, processor, heldout, budget)
-    resume_from = resume_point(recipe)
     if resume_from:
         logger.info("resuming from %s", resume_from)
         if main_process:
