@@ -108,12 +108,24 @@ def _torch_file(path: Path) -> str:
     members match their checksums."""
     if not path.is_file():
         return f"{path} is missing"
+    if not zipfile.is_zipfile(path):
+        return _legacy_torch_file(path)
     try:
         with zipfile.ZipFile(path) as archive:
             bad = archive.testzip() if path.stat().st_size <= CRC_LIMIT else None
     except (OSError, zipfile.BadZipFile, EOFError, ValueError) as err:
         return f"{path} is damaged ({type(err).__name__}: {str(err)[:100]})"
     return f"{path} is damaged: member {bad} fails its checksum" if bad else ""
+
+
+def _legacy_torch_file(path: Path) -> str:
+    """A file in torch's pre-zip format (DeepSpeed writes it when told to): it has no
+    directory or checksums, so only an empty file or one that is not a pickle is seen."""
+    with path.open("rb") as handle:
+        start = handle.read(2)
+    return (
+        "" if start[:1] == b"\x80" else f"{path} is damaged: neither a torch archive nor a pickle"
+    )
 
 
 def make_durable(folder: Path) -> None:

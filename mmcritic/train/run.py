@@ -258,6 +258,10 @@ def train(recipe: Recipe, callbacks: list[Any] | None = None) -> dict[str, Any]:
 
 
 def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "").lower() == "true":
+        from mmcritic.train.safe_deepspeed import install
+
+        install()  # a ZeRO resume unpickles shards: allow only DeepSpeed's state classes
     problems = check_paths(recipe)
     if problems:
         raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
