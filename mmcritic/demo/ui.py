@@ -22,6 +22,7 @@ from typing import Any
 try:
     import gradio as gr
     from gradio.utils import get_upload_folder
+    from starlette.middleware import Middleware
 except ImportError as err:
     raise ImportError(
         "the demo needs Gradio; install it with `pip install 'mmcritic[demo]'`"
@@ -37,6 +38,7 @@ from mmcritic.demo.inputs import (
     MAX_QUESTION_CHARS,
     MIN_CANDIDATES,
 )
+from mmcritic.demo.limits import DELETE_CACHE, BodyLimit
 from mmcritic.demo.model import DemoModel
 from mmcritic.inference.engines import EngineOptions, open_engine
 
@@ -83,7 +85,7 @@ def upload_folder() -> Path:
 
 def build_demo(app: DemoApp, examples: list[Example], model_name: str) -> gr.Blocks:
     """The page, with the queue set up; `launch` or a caller's own `launch()` serves it."""
-    with gr.Blocks(title=TITLE) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown(
             f"# {TITLE}\n"
             f"Model: `{model_name}`. One model is both the critic (Compare, Score) and the "
@@ -227,6 +229,7 @@ def launch(
         show_error=False,  # Gradio's error texts can name server paths; they stay in the log
         ssr_mode=False,  # served by Python alone; server-side rendering would start Node.js
         quiet=True,
+        app_kwargs={"middleware": [Middleware(BodyLimit)]},
     )
     logger.info("demo running at %s%s", url, f" and {share_url}" if share_url else "")
     if not prevent_thread_lock:
