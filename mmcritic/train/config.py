@@ -463,7 +463,7 @@ FIELD_RANGES: dict[str, Bound] = {
     "grpo.vllm_importance_sampling_clip_max": Bound(0, low_open=True, note="null: no upper bound"),
     "grpo.vllm_server_port": Bound(1, 65535),
     "sft.max_length": Bound(1, note="null: no limit"),
-    "optim.learning_rate": _POSITIVE,
+    "optim.learning_rate": Bound(0, note="0: the weights stay, a run that checks the rest"),
     "optim.weight_decay": Bound(0),
     # passed as transformers' warmup_steps, which reads a value of 1 or more as a step count
     "optim.warmup_ratio": Bound(0, 1, high_open=True, note="a share of max_steps"),
