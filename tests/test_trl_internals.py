@@ -53,6 +53,7 @@ PINNED_SIGNATURES = {
     (Trainer, "_save_checkpoint"): ["self", "model", "trial"],
     (Trainer, "_load_optimizer_and_scheduler"): ["self", "checkpoint"],
     (Trainer, "_load_rng_state"): ["self", "checkpoint"],
+    (Trainer, "_save_rng_state"): ["self", "output_dir"],
     (TensorBoardCallback, "on_train_begin"): ["self", "args", "state", "control", "kwargs"],
 }
 # The leading parameters of `_get_per_token_logps_and_entropies`, passed positionally.
