@@ -30,7 +30,12 @@ from mmcritic.data.formats.base import (
     VerifiableItem,
     get_format,
 )
-from mmcritic.data.guards import DEFAULT_MAX_RESPONSE_CHARS, check_question, check_response
+from mmcritic.data.guards import (
+    DEFAULT_MAX_RESPONSE_CHARS,
+    check_question,
+    check_response,
+    comparable,
+)
 from mmcritic.data.media import (
     DEFAULT_MAX_IMAGE_PIXELS,
     MediaCheck,
@@ -130,7 +135,7 @@ class RecordBuilder:
             check_response(text, label, self.options.max_response_chars)
             for text, label in zip(item.responses, RESPONSE_LABELS, strict=True)
         )
-        if responses[0] == responses[1]:
+        if comparable(responses[0]) == comparable(responses[1]):
             raise RecordError("identical_responses", "both responses are the same text")
         if self.options.swap_augment:
             orders = [False, True]

@@ -4,32 +4,79 @@ A response that carries a verdict (`\\boxed{1}`, `<think>`, `[[A>B]]`, "The bett
 teaches the critic to copy it instead of judging; a Qwen special token such as `<|image_pad|>` in
 text becomes a media placeholder at tokenisation and breaks the forward pass with "Image features
 and image tokens do not match". Both are rejected here, before training ever sees them.
+
+Every check compares `comparable(text)`, never the text as written: a fullwidth
+`＼ｂｏｘｅｄ｛１｝`, a mathematical-bold `𝐛𝐨𝐱𝐞𝐝` or a `\\box<U+200B>ed{1}` reads as the same
+verdict to a model and a person, but not to a regular expression. Only the comparison is
+normalised; the record keeps the text exactly as the source wrote it.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import unicodedata
+from functools import cache
 
 from mmcritic.data.schema import RecordError
 from mmcritic.rewards.parsing import VERDICT_MARKER
 
 SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>")
 DEFAULT_MAX_RESPONSE_CHARS = 20_000
+# Invisible code points that are not format characters (Cf) but that Unicode also lists as
+# default-ignorable (DerivedCoreProperties.txt): the combining grapheme joiner, Hangul fillers,
+# Khmer inherent vowels, Mongolian and general variation selectors.
+_IGNORABLE_MARKS = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u3164\ufe00-\ufe0f\uffa0"
+    "\U000e0100-\U000e01ef"
+)
+
+
+def comparable(text: str) -> str:
+    """`text` as the guards compare it: NFKC-normalised (fullwidth, mathematical and other
+    compatibility forms become their plain letters, digits, braces and backslash) with invisible
+    characters removed (format characters such as U+200B, U+2060, U+FEFF, soft hyphens and
+    bidirectional controls, and the other default-ignorable code points), so that no form a
+    reader sees as a verdict or a special token escapes the check. ASCII text is returned as is:
+    NFKC leaves it unchanged and it holds no invisible character."""
+    if text.isascii():
+        return text
+    if not unicodedata.is_normalized("NFKC", text):  # the check is ~100x cheaper than a pass
+        text = unicodedata.normalize("NFKC", text)
+    return _invisible().sub("", text)
+
+
+@cache
+def _invisible() -> re.Pattern:
+    """The invisible characters `comparable` removes, read from this Python's Unicode database
+    once per process (a scan of every code point, kept out of import time). The format
+    characters go in as ranges: a class listing each one is ten times slower to search."""
+    ranges: list[list[int]] = []
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)) == "Cf":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    formats = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in ranges)
+    return re.compile(f"[{formats}{_IGNORABLE_MARKS}]")
 
 
 def check_question(question: str) -> str:
     """The question, stripped, or a RecordError if it is empty or carries special tokens."""
     question = question.strip()
-    if not question:
+    seen = comparable(question)
+    if not seen.strip():
         raise RecordError("empty_question", "the question is empty")
-    _reject_special_tokens(question, "the question")
+    _reject_special_tokens(question, seen, "the question")
     return question
 
 
 def check_response(response: str, label: str, max_chars: int = DEFAULT_MAX_RESPONSE_CHARS) -> str:
     """The response, stripped, or a RecordError saying why it cannot be judged fairly."""
     response = response.strip()
-    if not response:
+    seen = comparable(response)
+    if not seen.strip():
         raise RecordError("empty_response", f"{label} is empty")
     if len(response) > max_chars:
         raise RecordError(
@@ -37,18 +84,30 @@ def check_response(response: str, label: str, max_chars: int = DEFAULT_MAX_RESPO
             f"{label} has {len(response):,} characters, over the limit of {max_chars:,} "
             "(--max-response-chars)",
         )
-    _reject_special_tokens(response, label)
-    injected = VERDICT_MARKER.search(response)
+    _reject_special_tokens(response, seen, label)
+    injected = VERDICT_MARKER.search(seen)
     if injected:
         raise RecordError(
-            "verdict_injection", f"{label} contains a verdict marker {injected.group(0)!r}"
+            "verdict_injection",
+            f"{label} contains a verdict marker {injected.group(0)!r}"
+            f"{_as_seen(response, injected)}",
         )
     return response
 
 
-def _reject_special_tokens(text: str, label: str) -> None:
-    token = SPECIAL_TOKEN.search(text)
+def _reject_special_tokens(text: str, seen: str, label: str) -> None:
+    """Rejects `text` when `seen`, its comparable form, holds a special token."""
+    token = SPECIAL_TOKEN.search(seen)
     if token:
         raise RecordError(
-            "special_token", f"{label} contains the model's special token {token.group(0)!r}"
+            "special_token",
+            f"{label} contains the model's special token {token.group(0)!r}{_as_seen(text, token)}",
         )
+
+
+def _as_seen(text: str, found: re.Match) -> str:
+    """A note for a marker found only after normalisation, which a search of the source for the
+    quoted marker would not find."""
+    if found.group(0) in text:
+        return ""
+    return " (written in compatibility forms or with invisible characters)"

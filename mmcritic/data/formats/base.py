@@ -167,6 +167,36 @@ def strip_media_tags(text: str) -> str:
     return VIDEO_TAG.sub("", IMAGE_TAG.sub("", text)).strip()
 
 
+def check_media_tags(text: str, media: RawMedia) -> None:
+    """Rejects a row whose text names more images or videos (`<image>`, `<video>`) than it has
+    files for: its record would ask the critic to judge media it is never shown. Fewer markers
+    than files is fine, since many sources name none. The markers counted are the ones
+    `strip_media_tags` removes; Qwen's own `<|image_pad|>`, `<|vision_start|>`, ... are special
+    tokens, which `mmcritic.data.guards` rejects wherever they appear."""
+    kinds = (("image", IMAGE_TAG, media.images), ("video", VIDEO_TAG, media.videos))
+    for kind, tag, files in kinds:
+        named = len(tag.findall(text))
+        if named > len(files):
+            raise RecordError(
+                "media_placeholder_without_file",
+                f"the text names {named} {kind}(s) with <{kind}> but the row has "
+                f"{len(files)} {kind} file(s)",
+            )
+
+
+def require_question(
+    row: dict[str, Any],
+    aliases: Sequence[str],
+    options: FormatOptions,
+    media: RawMedia,
+) -> str:
+    """The question column's text without its media markers, once the row's media are known
+    to cover them (`check_media_tags`)."""
+    question = require_text(row, "question", aliases, options)
+    check_media_tags(question, media)
+    return strip_media_tags(question)
+
+
 def row_id(row: dict[str, Any], index: int, options: FormatOptions, prefix: str) -> str:
     name = pick_column(row, "id", ("id", "idx", "uid", "question_id", "sample_id"), options)
     return str(row[name]) if name else f"{prefix}_{index}"

@@ -17,10 +17,10 @@ from mmcritic.data.formats.base import (
     media_values,
     pick_column,
     register_format,
+    require_question,
     require_text,
     row_id,
     row_source,
-    strip_media_tags,
 )
 
 QUESTION_COLUMNS = ("question", "prompt", "query", "instruction", "input")
@@ -46,14 +46,15 @@ def raw_media(row: dict[str, Any], options: FormatOptions) -> RawMedia:
     description="preference pairs: question, chosen, rejected, image or video (columns renamable)",
 )
 def parse_chosen_rejected(row: dict[str, Any], index: int, options: FormatOptions) -> PairwiseItem:
+    media = raw_media(row, options)
     return PairwiseItem(
         id=row_id(row, index, options, "pair"),
         source=row_source(row, options, "chosen-rejected"),
-        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        question=require_question(row, QUESTION_COLUMNS, options, media),
         responses=(
             require_text(row, "chosen", CHOSEN_COLUMNS, options).strip(),
             require_text(row, "rejected", REJECTED_COLUMNS, options).strip(),
         ),
         better="1",
-        media=raw_media(row, options),
+        media=media,
     )

@@ -20,6 +20,7 @@ from mmcritic.data.formats.base import (
     PairwiseItem,
     PointwiseItem,
     RawMedia,
+    check_media_tags,
     media_values,
     message_text,
     pick_column,
@@ -165,6 +166,8 @@ SCALE_IN_INSTRUCTIONS = marker(
 )
 def parse_pairwise(row: dict[str, Any], index: int, options: FormatOptions) -> PairwiseItem:
     human, gpt = _turns(row, options)
+    media = _media(row, options)
+    check_media_tags(human, media)
     question, first, second = parse_pair_prompt(human)
     return PairwiseItem(
         id=row_id(row, index, options, "llava_critic"),
@@ -172,7 +175,7 @@ def parse_pairwise(row: dict[str, Any], index: int, options: FormatOptions) -> P
         question=question,
         responses=(first, second),
         better=parse_pair_verdict(gpt),
-        media=_media(row, options),
+        media=media,
     )
 
 
@@ -183,6 +186,8 @@ def parse_pairwise(row: dict[str, Any], index: int, options: FormatOptions) -> P
 )
 def parse_pointwise(row: dict[str, Any], index: int, options: FormatOptions) -> PointwiseItem:
     human, gpt = _turns(row, options)
+    media = _media(row, options)
+    check_media_tags(human, media)
     question, response = parse_single_prompt(human)
     score, scale = parse_score(gpt, human)
     return PointwiseItem(
@@ -192,7 +197,7 @@ def parse_pointwise(row: dict[str, Any], index: int, options: FormatOptions) -> 
         response=response,
         score=score,
         scale=scale,
-        media=_media(row, options),
+        media=media,
     )
 
 

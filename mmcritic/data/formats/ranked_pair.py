@@ -15,10 +15,9 @@ from mmcritic.data.formats.base import (
     message_text,
     pick_column,
     register_format,
-    require_text,
+    require_question,
     row_id,
     row_source,
-    strip_media_tags,
 )
 from mmcritic.data.formats.chosen_rejected import raw_media
 from mmcritic.data.schema import RecordError
@@ -60,11 +59,12 @@ def parse_ranked_pair(row: dict[str, Any], index: int, options: FormatOptions) -
     texts = tuple(message_text(response, "response").strip() for response in responses)
     if not all(texts):
         raise RecordError("malformed_field", "a response is empty")
+    media = raw_media(row, options)
     return PairwiseItem(
         id=row_id(row, index, options, "ranked"),
         source=row_source(row, options, "ranked-pair"),
-        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        question=require_question(row, QUESTION_COLUMNS, options, media),
         responses=texts,
         better=_better(ranking),
-        media=raw_media(row, options),
+        media=media,
     )

@@ -24,10 +24,9 @@ from mmcritic.data.formats.base import (
     message_text,
     pick_column,
     register_format,
-    require_text,
+    require_question,
     row_id,
     row_source,
-    strip_media_tags,
 )
 from mmcritic.data.formats.chosen_rejected import QUESTION_COLUMNS, raw_media
 from mmcritic.data.schema import RecordError
@@ -50,13 +49,14 @@ def parse_rated_completions(
     worst = min(rated, key=lambda scored: scored[0])
     if best[0] == worst[0]:
         raise RecordError("no_preference", f"every response scores {best[0]:g}")
+    media = raw_media(row, options)
     return PairwiseItem(
         id=row_id(row, index, options, "rated"),
         source=row_source(row, options, "rated-completions"),
-        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        question=require_question(row, QUESTION_COLUMNS, options, media),
         responses=(best[1], worst[1]),
         better="1",
-        media=raw_media(row, options),
+        media=media,
         meta={
             "chosen_score": best[0],
             "rejected_score": worst[0],

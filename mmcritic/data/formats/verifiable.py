@@ -17,10 +17,9 @@ from mmcritic.data.formats.base import (
     VerifiableItem,
     pick_column,
     register_format,
-    require_text,
+    require_question,
     row_id,
     row_source,
-    strip_media_tags,
 )
 from mmcritic.data.formats.chosen_rejected import QUESTION_COLUMNS, raw_media
 from mmcritic.data.schema import RecordError
@@ -35,12 +34,13 @@ ANSWER_COLUMNS = ("answer", "solution", "label", "ground_truth", "gt")
 )
 def parse_verifiable(row: dict[str, Any], index: int, options: FormatOptions) -> VerifiableItem:
     answer = require_answer(row, options)
+    media = raw_media(row, options)
     return VerifiableItem(
         id=row_id(row, index, options, "verifiable"),
         source=row_source(row, options, "verifiable"),
-        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        question=require_question(row, QUESTION_COLUMNS, options, media),
         answer=answer,
-        media=raw_media(row, options),
+        media=media,
     )
 
 
@@ -65,10 +65,11 @@ def require_answer(row: dict[str, Any], options: FormatOptions) -> str:
     description="questions without a reference answer (rewarded by a critic): question, image",
 )
 def parse_open_question(row: dict[str, Any], index: int, options: FormatOptions) -> VerifiableItem:
+    media = raw_media(row, options)
     return VerifiableItem(
         id=row_id(row, index, options, "open"),
         source=row_source(row, options, "open"),
-        question=strip_media_tags(require_text(row, "question", QUESTION_COLUMNS, options)),
+        question=require_question(row, QUESTION_COLUMNS, options, media),
         answer="",
-        media=raw_media(row, options),
+        media=media,
     )
