@@ -109,3 +109,20 @@ def test_the_lock_is_released_when_the_run_ends_or_fails(tmp_path) -> None:
     with pytest.raises(RuntimeError), folder_lock(tmp_path):
         raise RuntimeError("the run failed")
     assert not (tmp_path / LOCK_NAME).exists()
+
+
+def test_preprocess_refuses_a_folder_another_run_writes(tmp_path) -> None:
+    from mmcritic.data.convert import PreprocessOptions, preprocess
+    from mmcritic.data.sources import Source
+
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text('{"question": "q", "chosen": "a", "rejected": "b"}\n')
+    out = tmp_path / "data"
+    holder = _hold(out)
+    try:
+        with pytest.raises(FolderInUse, match=f"process {holder.pid}"):
+            preprocess(Source(str(raw)), out, PreprocessOptions(format="chosen-rejected"))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not (out / "data.jsonl").exists()

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from mmcritic.data.cores import usable_cores
 from mmcritic.data.dataset import DatasetWriter, WriteMode
+from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.formats.base import (
     FormatOptions,
     Item,
@@ -344,11 +345,24 @@ def preprocess(
     Every row ends in the writer, as records or as a rejection; an exception that is not a
     RecordError (a crash) still leaves a checkpoint that `mode="resume"` continues from. With
     `options.workers` > 1, rows are parsed and converted in worker processes, and written here
-    in input order, so the folder is byte for byte the one a single process writes.
+    in input order, so the folder is byte for byte the one a single process writes. The
+    output folder is locked while it is written (`mmcritic.data.folder_lock`).
     """
-    media_root = Path(options.media_root) if options.media_root else source.base_dir
     get_format(options.format)  # an unknown format is named before the source is looked at
     source.check()
+    with folder_lock(out_dir):
+        return _preprocess(source, out_dir, options, mode, show_progress, checkpoint_every)
+
+
+def _preprocess(
+    source: Source,
+    out_dir: Path,
+    options: PreprocessOptions,
+    mode: WriteMode,
+    show_progress: bool,
+    checkpoint_every: int,
+) -> dict[str, Any]:
+    media_root = Path(options.media_root) if options.media_root else source.base_dir
     writer = DatasetWriter(out_dir, options.settings(source), mode, checkpoint_every)
     total = source.row_count()
     if options.limit is not None:
