@@ -8,12 +8,22 @@ Chinese), the span of a free answer that states a value, and numbers written wit
 separators, percent signs, number words, fractions or units. The option letter is read in
 `mmcritic.eval.choices`, yes/no in `mmcritic.eval.yes_no`, short text answers in
 `mmcritic.eval.text_answers`, all on top of this. Nothing here raises on model output.
+
+Model output is read within bounds, so no response can stop or stall a run (`readable`): the
+answer text is read from its last `MAX_ANSWER_CHARS` characters, a lone surrogate (which no
+encoder writes, so the run's record could not be saved) reads as U+FFFD, a run of whitespace
+longer than `MAX_SPACE_RUN` as its first characters and line breaks, and LaTeX is unwrapped to a
+depth of `MAX_LATEX_DEPTH`. A numeral of more than `MAX_DIGITS` digits, or whose value lies
+beyond float range (about 1e±308), is no usable number (`number_value`): a huge integer is
+never built, and "1e400" or "1 × 10^{400}" never reads as infinity, so it never matches.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -29,7 +39,6 @@ from mmcritic.eval.statements import (
     stating_clause,
     without_final_period,
 )
-from mmcritic.rewards.answers import final_boxed
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
 
 _TEXT_MACRO = re.compile(
@@ -54,7 +63,9 @@ _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
 # a value the answer sets aside after its own: "the answer is 2, not 3"
-_NOT_VALUE = re.compile(r",?\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
+# (starting inside a run of whitespace reads the same as at its start, and would cost time
+# quadratic in the run's length)
+_NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
 # the answer tag of R1-style models prompted "<think>...</think><answer>...</answer>"
@@ -71,10 +82,23 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _ENDING_FRACTION = re.compile(
     r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
 )
+_FRACTION_PARTS = ("whole", "num", "den")
 # scientific notation as written, after `fold`: "4.5 × 10^4", "3 \\times 10^{8}", "1.6×10^-19"
+# (starting inside a run of digits reads the same as at its start)
 _TIMES_TEN = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
+    r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
+# Bounds on reading model output (see the module docstring). 20,000 characters hold every
+# answer a model writes within its token limit, and a runaway one's conclusion; 300 digits are
+# more than any measured quantity has; no answer nests LaTeX 16 deep.
+MAX_ANSWER_CHARS = 20_000
+MAX_SPACE_RUN = 32
+MAX_LATEX_DEPTH = 16
+MAX_DIGITS = 300
+# an exponent of more digits than this puts any nonzero value beyond float range
+_MAX_EXPONENT_DIGITS = 4
+_SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
+_FIRST_SPACE = re.compile(r"\s")
 # the words that scale a number: "1.5 million"
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _SCALE = re.compile(rf"({'|'.join(SCALES)})\b", re.IGNORECASE)
@@ -86,13 +110,18 @@ MARKUP = str.maketrans("", "", "*$`")
 _SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
-LATEX_INLINE = re.compile(r"\\[(\[]\s*(.*?)\s*\\[)\]]", re.DOTALL)
+# (inline math holds no other opener: one never closed is read up to the next opener, not to
+# the end of the text from each opener in turn)
+LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
 # MMMU eval_utils.py `get_key_subresponses`
 KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 # A trailing condition on a variable ("attained at x = 1", "when t = 2") states no answer.
+# (a word before the condition starts at a word's first letter: a start inside one reads the
+# same, and trying each would cost time quadratic in the word's length)
 _CONDITION = re.compile(
-    r",?\s*(?:[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*[^,;]*$", re.IGNORECASE
+    r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*[^,;]*$",
+    re.IGNORECASE,
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
@@ -154,7 +183,8 @@ _DANGLING = re.compile(
 )
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^\S+\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
-_OF_THEM = re.compile(r"(?<![\w.])(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
+# (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
+_OF_THEM = re.compile(r"(?<![\w.])(?<!\d,)(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
 _HOW_MANY = re.compile(
@@ -193,6 +223,7 @@ _BRITISH_SPELLINGS = tuple(
         (r"^programme(s?)$", r"program\1"),
     )
 )
+_BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
 
 
 def final_answer(text: str) -> str:
@@ -203,9 +234,7 @@ def final_answer(text: str) -> str:
     if stated is not None:
         return stated
     region = answer_region(text)
-    tags = think_tags(text)
-    unclosed = THINK_OPEN in tags and THINK_CLOSE not in tags
-    if unclosed and not _ENDS_STATEMENT.search(region.rstrip()):
+    if _unclosed_think(text) and not _ENDS_STATEMENT.search(region.rstrip()):
         return ""  # still thinking when cut off: "<think> ... or cultural lag, which"
     # bold stays: in a free answer it marks the stated value (`answer_span`)
     return clean_latex(region, keep_bold=True)
@@ -216,22 +245,21 @@ def stated_answer(text: str) -> str | None:
 
     Two boxes offered as alternatives ("\\boxed{A} or \\boxed{B}") are stated as such ("A or
     B"), which every reader takes for a hedge. Else the last box after the think block, read
-    exactly as `Answer.final_answer` of
-    `mmcritic.inference` reads it; then a box in the answer text; then the `answer` of a JSON
+    as `mmcritic.rewards.answers.final_boxed` (and so `Answer.final_answer` of
+    `mmcritic.inference`) reads it; then a box in the answer text; then the `answer` of a JSON
     object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
     line."""
     region = answer_region(text)
+    boxes = boxed_contents(region)
     if _BOXES_OFFERED.search(region):
-        offered = dict.fromkeys(clean_latex(box) for box in boxed_contents(region))
+        offered = dict.fromkeys(clean_latex(box) for box in boxes)
         if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
             return " or ".join(offered)
-    boxed = final_boxed(think_tags(text))
-    if boxed is not None:
-        return clean_latex(boxed)
+    if boxes and not _unclosed_think(text):  # `final_boxed` of the bounded answer text
+        return clean_latex(boxes[-1].strip())
     glm_boxes = _GLM_BOX.findall(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
     if glm_boxes:
         return clean_latex(glm_boxes[-1])
-    boxes = boxed_contents(region)
     if boxes:
         return clean_latex(boxes[-1])
     tagged = _ANSWER_TAG.findall(region)
@@ -240,11 +268,21 @@ def stated_answer(text: str) -> str | None:
     stated = json_answer(region)
     if stated is not None:
         return clean_latex(stated)
+    return _phrased_answer(region)
+
+
+def _phrased_answer(region: str) -> str | None:
+    """The text after the last "answer is" phrase that states something, up to the end of its
+    line and sentence; None when a self-correction follows it. The last correction is found
+    once, and each tail cut at its line's end before it is read, so a response of many empty
+    phrases ("The answer is\n" repeated) is read in linear time."""
+    corrections = [match.start() for match in CORRECTION.finditer(region)]
     for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
-        if CORRECTION.search(region, phrase.end()):
+        if corrections and corrections[-1] >= phrase.end():
             return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
         # the last phrase that states something ("The answer is 5. The answer is" cut off)
-        tail = _STATED_END.split(without_symbols(region[phrase.end() :]), maxsplit=1)[0]
+        end = _STATED_END.search(region, phrase.end())
+        tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
         if tail.strip():
             return _stated_tail(tail)
@@ -265,9 +303,40 @@ def without_symbols(text: str) -> str:
 
 
 def answer_region(text: str) -> str:
+    """The answer text: after the think block (all of it when there is none), `readable`."""
     text = think_tags(text)
     close = text.rfind(THINK_CLOSE)
-    return text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
+    region = text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
+    return readable(region)
+
+
+def readable(text: str) -> str:
+    """Model output as every reader here takes it, in bounds: its last `MAX_ANSWER_CHARS`
+    characters (from the first whole word among them), lone surrogates as U+FFFD (a surrogate
+    pair as the character it encodes), and each run of whitespace longer than `MAX_SPACE_RUN`
+    as its first characters and at most two of its line breaks. Patterns that may start
+    anywhere in a run of whitespace (`\\s*\\bnot`) would otherwise cost time quadratic in its
+    length; no reader tells a long run from a shorter one."""
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[-MAX_ANSWER_CHARS:]
+        first_space = _FIRST_SPACE.search(text)
+        text = text[first_space.start() :] if first_space else text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _SPACE_RUN.sub(_shortened_space, text)
+
+
+def _shortened_space(run: re.Match[str]) -> str:
+    kept = run.group()[:MAX_SPACE_RUN]
+    breaks = min(2, run.group().count("\n")) - kept.count("\n")
+    return kept + "\n" * max(0, breaks)
+
+
+def _unclosed_think(text: str) -> bool:
+    tags = think_tags(text)
+    return THINK_OPEN in tags and THINK_CLOSE not in tags
 
 
 def think_tags(text: str) -> str:
@@ -284,7 +353,7 @@ def json_answer(text: str) -> str | None:
         return None
     try:
         value = json.loads(match.group())
-    except ValueError:
+    except (ValueError, RecursionError):  # also arrays nested thousands deep
         return None
     if not isinstance(value, dict):
         return None
@@ -302,9 +371,10 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
     delimiters, `*` and backticks, LaTeX's `\\%` and outer whitespace. A `$` before a number is a
     currency sign and stays: `$25.00` is DocVQA's answer as printed."""
     text = without_html(text)
-    previous = None
-    while previous != text:
+    for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
         previous, text = text, _TEXT_MACRO.sub(r"\1", text)
+        if text == previous:
+            break
     text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
     if keep_bold:
         return text.replace("`", "").strip()
@@ -321,11 +391,12 @@ def plain_math(text: str) -> str:
     """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
     `4\\pi` 4π, `60^\\circ` 60°, `\\frac{1}{2}` 1/2, so an answer in LaTeX names the option
     "2√3" as one written in Unicode does."""
-    previous = None
-    while previous != text:
+    for _ in range(MAX_LATEX_DEPTH):  # one level of nested fractions and roots a pass
         previous = text
         text = _LATEX_FRACTION_ANY.sub(lambda m: f"{_bare(m.group(1))}/{_bare(m.group(2))}", text)
         text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
+        if text == previous:
+            break
     text = _LATEX_DEGREE.sub("°", text)
     for command, symbol in _LATEX_SYMBOLS.items():
         text = text.replace(command, symbol)
@@ -455,8 +526,9 @@ def stated_count(text: str, question: str | None) -> str | None:
     if asked is None:
         return None
     noun = re.escape(asked.group("noun").lower().removesuffix("s"))
+    # "2 1/2 cups"; not from inside a number ("1,000,000" would be read from each group)
     count = re.compile(
-        rf"(?<![\w./])(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+)?)\s+"  # "2 1/2 cups"
+        rf"(?<![\w./])(?<!\d,)(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+)?)\s+"
         rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
         re.IGNORECASE,
     )
@@ -557,7 +629,9 @@ def plain_words(text: str) -> str:
 def american_spelling(word: str) -> str:
     """A lower-cased word in American spelling, so a British answer reads as an American gold:
     "centred" is "centered", "colour" "color", "haemoglobin" "hemoglobin", "sulphate"
-    "sulfate", "aluminium" "aluminum"."""
+    "sulfate", "aluminium" "aluminum". (Most words match no pattern: one search tells.)"""
+    if _BRITISH.search(word) is None:
+        return word
     for british, american in _BRITISH_SPELLINGS:
         word = british.sub(american, word)
     return word
@@ -584,7 +658,8 @@ def parse_number(text: str) -> Number | None:
     12 with `percent` set, `$1.45` is 1.45, `2, not 3` is 2, `3/4` and `the ratio is 1/2` are
     fractions (not a date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word
     after it (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions.
-    None when the text holds no number."""
+    None when the text holds no number, or its last number is of no usable size
+    (`number_value`)."""
     cleaned = _NOT_VALUE.sub("", number_word(written_numbers(text)).translate(MARKUP)).strip()
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
@@ -592,14 +667,15 @@ def parse_number(text: str) -> Number | None:
     last = matches[-1]
     fraction = _ENDING_FRACTION.search(cleaned[: last.end()])
     in_date = cleaned[last.end() :].startswith("/")  # "3/4/2020"
-    if fraction and not in_date and int(fraction.group("den")):
-        whole = int(fraction.group("whole") or 0)
-        sign = -1 if whole < 0 or fraction.group("num").startswith("-") else 1
-        parts = abs(whole) + abs(int(fraction.group("num"))) / int(fraction.group("den"))
-        return Number(sign * parts)
-    try:
-        value = float(last.group())
-    except ValueError:
+    if fraction and not in_date:
+        whole, num, den = (integer_value(fraction.group(name) or "0") for name in _FRACTION_PARTS)
+        if whole is None or num is None or den is None:
+            return None
+        if den:
+            sign = -1 if whole < 0 or fraction.group("num").startswith("-") else 1
+            return Number(sign * (abs(whole) + abs(num) / den))
+    value = number_value(last.group())
+    if value is None:
         return None
     after = cleaned[last.end() :].lstrip()
     scale = _SCALE.match(after)
@@ -610,18 +686,43 @@ def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
     value (`2.5 × 10³` is 2500), thousands separators and unit powers (`cm²`) dropped."""
     text = fold(latex_fractions(text))
-    text = _TIMES_TEN.sub(lambda m: f"{float(m.group(1)) * 10 ** int(m.group(2)):.15g}", text)
+    text = _TIMES_TEN.sub(_scientific, text)
     text = _UNIT_POWER.sub("", text)
     return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
 
 
+def _scientific(match: re.Match[str]) -> str:
+    """`4.5 × 10^4` as `45000`; a value of no usable size stays in E notation (`1e400`), which
+    every number reader then passes over, instead of being computed as `10 ** 400`."""
+    numeral = f"{match.group(1)}e{match.group(2)}"
+    value = number_value(numeral)
+    return numeral if value is None else f"{value:.15g}"
+
+
 def extract_numbers(text: str) -> list[float]:
     """Every number in the text, thousands separators removed (MMMU's `extract_numbers`), each
-    as `written_numbers` reads it."""
-    numbers = []
-    for match in _NUMBER.finditer(written_numbers(text)):
-        try:
-            numbers.append(float(match.group()))
-        except ValueError:
-            continue
-    return numbers
+    as `written_numbers` reads it; numbers of no usable size (`number_value`) left out."""
+    values = (number_value(match.group()) for match in _NUMBER.finditer(written_numbers(text)))
+    return [value for value in values if value is not None]
+
+
+def number_value(numeral: str) -> float | None:
+    """The value of a numeral as `_NUMBER` matches it (`-1.5`, `2e-3`); None when it is of no
+    usable size: more than `MAX_DIGITS` digits before its exponent, or a value beyond float
+    range (above about 1.8e308, or nonzero below about 2.2e-308, where `float` would give
+    infinity or zero). The size is checked on the text first, so no huge number is built."""
+    mantissa, _, exponent = numeral.lower().partition("e")
+    if sum(char.isdigit() for char in mantissa) > MAX_DIGITS:
+        return None
+    if len(exponent.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
+        return None
+    value = float(numeral)
+    if not math.isfinite(value) or (abs(value) < sys.float_info.min and mantissa.strip("+-.0")):
+        return None
+    return value
+
+
+def integer_value(digits: str) -> int | None:
+    """An integer numeral's value (`-12`); None beyond `MAX_DIGITS` digits (Python refuses to
+    read more than 4,300, and a numeral that long is no answer)."""
+    return int(digits) if sum(char.isdigit() for char in digits) <= MAX_DIGITS else None

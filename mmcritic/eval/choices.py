@@ -85,6 +85,10 @@ REJECTED_BEFORE = re.compile(
     r"(?:\bnot|\brather than|\binstead of|\bnor|\bdistinct from|\bunlike|\bas opposed to|"
     r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?(?:(?:option|choice)\s+)?\(?$"
 )
+_REJECTED_BEFORE_ANY_CASE = re.compile(REJECTED_BEFORE.pattern, re.IGNORECASE)
+# the most characters a rejection spans ("not to be confused with the option (", whitespace
+# runs as `answers.readable` shortens them)
+_REJECTION_REACH = 200
 # a second answer allowed beside the first: "could also be", "might also work", "or possibly"
 _ALSO_POSSIBLE = re.compile(
     r"\b(?:could|might|may|would)\s+(?:also|equally|just\s+as\s+well)\s+(?:be|work|fit|apply)\b"
@@ -350,7 +354,7 @@ def _mentions(
         found = [
             m.start()
             for m in _letter_mention(letter).finditer(padded)
-            if not REJECTED_BEFORE.search(padded[: m.start()].lower())
+            if not rejected_before(padded, m.start())
             and not _CONTRASTED_AFTER.match(padded, m.end())
         ]
         if found:
@@ -595,10 +599,18 @@ def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[st
         found += [
             (letter, match.start(), match.end())
             for match in re.finditer(pattern, core, re.IGNORECASE)
-            if not REJECTED_BEFORE.search(core[: match.start()].lower())
+            if not rejected_before(core, match.start())
             and not _CONTRASTED_AFTER.match(core, match.end())
         ]
     return found
+
+
+def rejected_before(text: str, at: int) -> bool:
+    """Whether the text rejects what it names at `at` ("not mitosis", "rather than the
+    Renaissance"): `REJECTED_BEFORE`, case aside, at the end of the text before it. Only the
+    last `_REJECTION_REACH` characters before it are searched, so an answer that names an
+    option thousands of times is read in linear time, not from its start for each mention."""
+    return _REJECTED_BEFORE_ANY_CASE.search(text, max(0, at - _REJECTION_REACH), at) is not None
 
 
 def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:

@@ -16,20 +16,23 @@ from rapidfuzz.distance import Levenshtein
 from mmcritic.eval.answers import (
     ASIDE,
     KEY_INDICATORS,
+    MAX_DIGITS,
     Number,
     answer_span,
     extract_numbers,
     fold,
     holds_digit,
+    integer_value,
     is_cut_off,
     latex_fractions,
+    number_value,
     number_word,
     parse_number,
     plain_words,
     shortest_key_tail,
     stated_answer,
 )
-from mmcritic.eval.choices import REJECTED_BEFORE, choice_letter, opens_with_letter, read_choice
+from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
 from mmcritic.eval.statements import (
     CONCLUSION,
     CORRECTION,
@@ -54,7 +57,9 @@ _NONE_STATED = re.compile(
 )
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 _LATEX_COMMAND = re.compile(r"\\(?P<name>d?frac|sqrt)\s*(?=\{)")
-_INLINE_MATH = re.compile(r"\\\(\s*(.*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
+# (inline math holds no other `\\(`: an opener never closed is then read up to the next one,
+# not to the end of the text from each opener in turn)
+_INLINE_MATH = re.compile(r"\\\(\s*((?:(?!\\\().)*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
 _ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
 _UNIT = re.compile(
@@ -69,7 +74,10 @@ _APPROXIMATION_ASIDE = re.compile(
     r"\(\s*(?:≈|~|approx\.?|approximately|about|roughly)\s*(?P<value>[^()]*)\)", re.IGNORECASE
 )
 # a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
-_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE)
+# (starting inside a run of digits reads the same as at its start)
+_QUANTITY = re.compile(
+    r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
+)
 _UNIT_SCALE = {
     "mm": 1e-3, "cm": 1e-2, "km": 1e3, "mg": 1e-6, "kg": 1.0, "ms": 1e-3,
     "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
@@ -77,6 +85,16 @@ _UNIT_SCALE = {
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 _NUMBER_IN_TEXT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|percent)?")
 RELAXED_TOLERANCE = 0.05
+# math-verify reads a long text as LaTeX (500 characters of prose, as a product of symbols, take
+# it 0.4 s) and evaluates the numbers it meets (`10^{99999999}` would not finish): a candidate
+# longer than this, or holding a numeral of more than MAX_DIGITS digits, an exponent of four
+# digits or more, a number raised to a power of a number (`10^{10^{10}}`) or the factorial of
+# a four-digit number, is compared as a string only
+MAX_VERIFIED_CHARS = 500
+_POWER = r"(?:\^|\*\*)\s*[{(]?\s*[-+]?"
+_UNVERIFIABLE = re.compile(
+    rf"\d{{{MAX_DIGITS + 1}}}|{_POWER}\d{{4}}|{_POWER}\d+\s*{_POWER}|\d{{4}}\s*!"
+)
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
 # the field value"
 # a closing sentence that states the reading the question asks for: "The invoice number is X."
@@ -170,9 +188,12 @@ def relaxed_match(
 def _ratio(span: str) -> Number | None:
     """A ratio stated as "57:31", read as its value (1.84) for a fractional target."""
     found = _RATIO.search(fold(span))
-    if found is None or not float(found.group(2)):
+    if found is None:
         return None
-    return Number(float(found.group(1)) / float(found.group(2)))
+    antecedent, consequent = number_value(found.group(1)), number_value(found.group(2))
+    if antecedent is None or not consequent:
+        return None
+    return Number(antecedent / consequent)
 
 
 def _quantity(span: str) -> Number | None:
@@ -195,7 +216,9 @@ def _stated_numbers(span: str) -> list[Number]:
     text = number_word(span)
     numbers = []
     for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", "")):
-        numbers.append(Number(float(match.group(1)), bool(match.group(2))))
+        value = number_value(match.group(1))
+        if value is not None:
+            numbers.append(Number(value, bool(match.group(2))))
     return numbers
 
 
@@ -275,11 +298,11 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     numbers = {
         round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
     }
-    numbers |= {round(int(a) / int(b), 2) for a, b in _FRACTIONS.findall(key) if int(b)}
+    numbers |= {round(a / b, 2) for a, b in _fractions(key)}
     numbers |= {
-        round(float(value) * _UNIT_SCALE[unit.lower()], 2)
-        for value, unit in _QUANTITY.findall(key)
-        if unit.lower() in _UNIT_SCALE
+        round(value * _UNIT_SCALE[unit.lower()], 2)
+        for numeral, unit in _QUANTITY.findall(key)
+        if unit.lower() in _UNIT_SCALE and (value := number_value(numeral)) is not None
     }
     for gold in golds:
         value = parse_number(gold) if _is_plain_number(gold) else None
@@ -290,6 +313,12 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
         if _states_text(key, gold.strip().lower()):
             return True
     return False
+
+
+def _fractions(text: str) -> list[tuple[int, int]]:
+    """(numerator, denominator) of each plain fraction ("1/3") of a usable size, nonzero below."""
+    parts = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(text)]
+    return [(a, b) for a, b in parts if a is not None and b]
 
 
 def _sentence_at(text: str, part: str) -> str:
@@ -311,7 +340,7 @@ def _states_text(answer: str, gold: str) -> bool:
     if not gold:
         return False
     return any(
-        not REJECTED_BEFORE.search(answer[: match.start()])
+        not rejected_before(answer, match.start())
         for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
     )
 
@@ -365,9 +394,18 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     golds = dict.fromkeys([gold_text, _math_form(gold_text)])  # "60 cm^3" is also 60
     for candidate in _math_candidates(prediction, span, gold_text):
         for gold in golds:
-            if gold and (_squash(candidate) == _squash(gold) or _verify(candidate, gold)):
+            if not gold:
+                continue
+            if _squash(candidate) == _squash(gold) or (
+                _verifiable(candidate) and _verify(candidate, gold)
+            ):
                 return True
     return False
+
+
+def _verifiable(candidate: str) -> bool:
+    """Whether math-verify may read the candidate (`MAX_VERIFIED_CHARS`)."""
+    return len(candidate) <= MAX_VERIFIED_CHARS and _UNVERIFIABLE.search(candidate) is None
 
 
 def _math_form(text: str) -> str:
@@ -404,12 +442,14 @@ def _latex_expressions(text: str) -> list[str]:
     """The outermost `\\frac{..}{..}` and `\\sqrt{..}` of a text, nested braces included, so
     `\\frac{\\sqrt{3}}{2}` is one expression and not its inner root."""
     found, covered = [], 0
+    closing: dict[int, int] | None = None
     for match in _LATEX_COMMAND.finditer(text):
         if match.start() < covered:
             continue
+        closing = _closing_braces(text) if closing is None else closing
         end = match.end()
         for _ in range(2 if "frac" in match.group("name") else 1):
-            end = _closing_brace(text, end)
+            end = closing.get(end, -1)  # the group must open right where the last one closed
             if end < 0:
                 break
         if end > 0:
@@ -418,16 +458,17 @@ def _latex_expressions(text: str) -> list[str]:
     return found
 
 
-def _closing_brace(text: str, start: int) -> int:
-    """The index after the group that opens at `start` (a `{`), or -1."""
-    if start >= len(text) or text[start] != "{":
-        return -1
-    depth = 0
-    for index in range(start, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[index], 0)
-        if depth == 0:
-            return index + 1
-    return -1
+def _closing_braces(text: str) -> dict[int, int]:
+    """For each `{` that is closed, the index after its `}`: one pass with a stack, so a text
+    of many unclosed groups is not scanned to its end from each of them."""
+    closing: dict[int, int] = {}
+    opened: list[int] = []
+    for index, char in enumerate(text):
+        if char == "{":
+            opened.append(index)
+        elif char == "}" and opened:
+            closing[opened.pop()] = index + 1
+    return closing
 
 
 def _last_equation(text: str) -> str:

@@ -55,9 +55,11 @@ _ALTERNATIVES = (
     re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE),
     re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE),
     # two values: "65° or 115°", "$5 or $6", "3 or 4 cars"
-    # (not a restatement after a comma: "5:2, or 2.5")
+    # (not a restatement after a comma: "5:2, or 2.5"; not from inside a number: "1,000,000"
+    # would be read from each of its groups)
     re.compile(
-        r"(?<![\w.])-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
+        r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d",
+        re.I,
     ),
 )
 # a negated statement: "not", "never", "isn't"
@@ -173,17 +175,18 @@ def sentences(text: str) -> list[str]:
     """The sentences of a text, split after `.`, `!`, `?` (also CJK) before a capital, a digit or
     a CJK character, at a semicolon (each side states something of its own: "The telephone
     number is ...; the fax number is ...") and at line breaks; an abbreviation ("Dr.", "U.S.")
-    does not end one."""
-    parts: list[str] = []
+    does not end one. (An abbreviation is looked for in the last piece alone, where it ends,
+    so a run of abbreviations is read in linear time.)"""
+    groups: list[list[str]] = []
     for piece in _SENTENCE_END.split(text.strip()):
         piece = piece.strip()
         if not piece:
             continue
-        if parts and _ABBREVIATED.search(parts[-1]):
-            parts[-1] = f"{parts[-1]} {piece}"
+        if groups and _ABBREVIATED.search(groups[-1][-1]):
+            groups[-1].append(piece)
         else:
-            parts.append(piece)
-    return parts
+            groups.append([piece])
+    return [" ".join(group) for group in groups]
 
 
 def main_clause(sentence: str) -> str:
@@ -195,10 +198,18 @@ def clauses(sentence: str) -> list[str]:
     """A sentence cut where a clause adds context (", rising to ...", "; the fax is ...",
     ", followed by ..."), main clause first; a colon that opens a list after a statement of
     more than three words ("There are three bars above 40: 2017 (45), ...") ends the main
-    clause too, while a label's colon ("Age gap: 7") stays."""
-    opener = _LEADING_CONTEXT.match(sentence)
-    if opener:  # "Adding the tax of $252.00, the invoice shows a total of $4,452.00"
-        return [*clauses(sentence[opener.end() :]), sentence[: opener.end()].strip(" ,")]
+    clause too, while a label's colon ("Age gap: 7") stays. Leading phrases of context
+    come last, the innermost first."""
+    openers = []
+    # "Adding the tax of $252.00, the invoice shows a total of $4,452.00"
+    while (opener := _LEADING_CONTEXT.match(sentence)) is not None:
+        openers.append(sentence[: opener.end()].strip(" ,"))
+        sentence = sentence[opener.end() :]
+    return [*_main_and_context(sentence), *reversed(openers)]
+
+
+def _main_and_context(sentence: str) -> list[str]:
+    """The clauses of a sentence that opens with no phrase of context."""
     cuts = [match.start() for match in _CONTEXT_CLAUSE.finditer(sentence) if match.start() > 0]
     bounds = [0, *cuts, len(sentence)]
     parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise(bounds)]

@@ -38,8 +38,12 @@ _CJK_UNCLEAR = re.compile(
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 _TURN = re.compile(r"\b(?:but|however|in\s+reality|in\s+fact)\b")
 _EXPLICIT_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
+# (up to the next conclusion word: whether one is negated reads the same, and a run of them is
+# not scanned to its end from each)
+_CONCLUDING = r"\b(?:so|therefore|thus|hence)\b"
 _NEGATED_CONCLUSION = re.compile(
-    r"\b(?:so|therefore|thus|hence)\b[^.;]*?\b(?:not|isn't|aren't|wasn't|weren't|doesn't|didn't)\b"
+    rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?"
+    r"\b(?:not|isn't|aren't|wasn't|weren't|doesn't|didn't)\b"
 )
 # "Is the left circle larger than the right one?" and "they are the same size"
 _COMPARATIVE = re.compile(r"\b(?:is|are|was|were|does|do)\b.*\b(?:\w+er|more|less|fewer)\s+than\b")
