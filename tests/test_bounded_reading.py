@@ -10,6 +10,7 @@ by every critic verdict reader; each call must return within `PER_CALL_SECONDS`.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ from mmcritic.eval.answers import (
     readable,
 )
 from mmcritic.eval.protocols import PROTOCOL_NAMES, verdict_reader
+from mmcritic.eval.protocols.verdicts import overall_judgment
 from mmcritic.eval.registry import get_task, task_names
 from mmcritic.eval.scorers import math_equal, numeric_match, open_match, relaxed_match
 from mmcritic.eval.tasks import CriticTask, PolicyTask, Problem
@@ -303,4 +305,54 @@ def test_every_policy_task_scores_a_long_digit_answer_in_linear_time(
         for length in (100_000, 200_000)
     ]
     assert times[0] < len(problems) * PER_CALL_SECONDS, f"100k digits took {times[0]:.2f}s"
+    assert times[1] <= 2.5 * times[0], f"doubling the length took {times[1] / times[0]:.1f}x"
+
+
+# lmms-eval vl_rewardbench/utils.py `parse_pred_ans`, as released
+_LMMS_EVAL_RULE = re.compile(
+    r"(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*"
+    r"(?:the\s*)?(?:slightly\s*)?better",
+    re.IGNORECASE,
+)
+_JUDGMENT_PIECES = st.sampled_from(
+    [
+        "Overall Judgment: ",
+        "overall judgment",
+        "Therefore, ",
+        "THEREFORE ",
+        "Answer 1 is better",
+        "Answer 2 is the better",
+        "answer 02 is slightly better",
+        "Answer 3 is better",
+        "Answer12isbetter",
+        "Answer 1 is worse",
+        "Answer 2 is ",
+        "better",
+        " - ",
+        "  ",
+        "it is clear. ",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_JUDGMENT_PIECES, max_size=8).map("".join))
+def test_overall_judgment_reads_as_lmms_eval_rule(text: str) -> None:
+    released = _LMMS_EVAL_RULE.search(text)
+    assert overall_judgment(text) == (released.group(1) if released else None)
+
+
+@pytest.mark.parametrize(
+    "unit", ["Therefore ", "Overall Judgment ", "Answer 1 is ", "\\boxed{", "[[A]"]
+)
+def test_every_critic_verdict_reader_takes_linear_time_on_repeated_phrases(unit: str) -> None:
+    def read_all(text: str) -> None:
+        for read in VERDICT_READERS.values():
+            read(text)
+
+    times = [
+        _fastest(lambda count=count: read_all(unit * count), repeats=3)
+        for count in (10_000, 20_000)
+    ]
+    assert times[0] < len(VERDICT_READERS) * PER_CALL_SECONDS, f"took {times[0]:.2f}s"
     assert times[1] <= 2.5 * times[0], f"doubling the length took {times[1] / times[0]:.1f}x"
