@@ -21,6 +21,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from mmcritic.data.schema import RecordError
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import Generation, ModelBackend, Sample, sample_media
 from mmcritic.eval.metrics import mean
@@ -101,7 +102,12 @@ def run_scaling(options: ScalingOptions) -> dict[str, Any]:
 def _samples(task: PolicyTask, options: ScalingOptions) -> list[Sample]:
     rows = TaskRows(task, options.task_data)
     base = Path(options.media_root) if options.media_root else rows.base_dir()
-    return [make_sample(task, i, row, base) for i, row in islice(rows, options.limit)]
+    samples = []
+    for doc_id, row in islice(rows, options.limit):
+        if isinstance(row, RecordError):
+            raise ValueError(f"{rows.location} row {doc_id}: {row}")
+        samples.append(make_sample(task, doc_id, row, base))
+    return samples
 
 
 def _question(

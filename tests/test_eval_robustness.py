@@ -143,3 +143,25 @@ def test_a_mistyped_model_folder_is_named_as_missing(tmp_path, bad_benchmark, ca
     flags = ["critique", f"--model={missing}", f"--image={image}", "--question=q"]
     assert main([*flags, "--response-a=a", "--response-b=b", "--device=cpu"]) == 2
     assert f"model '{missing}': no such folder here" in caplog.text
+
+
+def test_a_row_the_reader_cannot_parse_is_rejected_with_its_text(tiny_model_dir, tmp_path) -> None:
+    folder = tmp_path / "chartqa"
+    write_png(folder / "good.png")
+    good = {"question": "What share likes tea?", "answer": "12", "image": "good.png"}
+    surrogate = dict(good, question="What share likes tea \ud800?")  # no UTF-8 holds it
+    lines = [json.dumps(good), '{"question": "torn', json.dumps(surrogate), json.dumps(good)]
+    data = folder / "test.jsonl"
+    data.write_text("".join(line + "\n" for line in lines))
+    out = tmp_path / "run"
+
+    results = run_eval(_options(tiny_model_dir, data, out))
+
+    task = results["tasks"]["chartqa"]
+    assert (task["n_samples"], task["rejected_doc_ids"]) == (2, [1, 2])
+    rejected = [json.loads(line) for line in (out / REJECTED_ROWS).read_text("utf-8").splitlines()]
+    assert all(line["rejected"].startswith("unreadable row: ") for line in rejected)
+    assert "surrogate" in rejected[1]["rejected"]
+    assert [line["raw"] for line in rejected] == [repr(f"{line}\n") for line in lines[1:3]]
+    again = run_eval(_options(tiny_model_dir, data, out, resume=True))
+    assert again["tasks"]["chartqa"]["n_rejected"] == 2

@@ -9,13 +9,16 @@ goes through `preprocess`, the path a real conversion takes.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
-from mmcritic.data.guards import comparable
 from mmcritic.data.sources import Source
+from mmcritic.data.text import comparable
+from mmcritic.rewards.answers import as_judged
+from mmcritic.rewards.parsing import VERDICT_MARKER
 from tests.media_factory import write_png
 
 BOXED = "\\boxed{1}"
@@ -268,3 +271,33 @@ def test_verifiable_rows_name_no_more_images_than_they_have(tmp_path):
         "short": "media_placeholder_without_file",
         "covered": "written",
     }
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "".join(fullwidth(char) for char in BOXED),
+        "\\bo\u200bxed{1}",
+        "[[\uff21]]",
+        "<\ufeffthink>",
+        "Overall\u2060 Judgment:",
+    ],
+)
+def test_an_answer_shown_to_a_critic_carries_no_marker_in_any_form(marker: str) -> None:
+    shown = as_judged(f"The bar is tall. {marker} So it is 4. \\boxed{{4}}")
+    assert VERDICT_MARKER.search(comparable(shown)) is None
+    assert shown.endswith("Final answer: 4")
+
+
+def test_an_answer_of_many_boxes_is_shown_in_linear_time() -> None:
+    def shown_in(count: int) -> float:
+        text = "\\boxed{a} " * count
+        fastest = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            as_judged(text)
+            fastest = min(fastest, time.perf_counter() - start)
+        return fastest
+
+    # four times the boxes: four times the time if linear, sixteen if quadratic
+    assert shown_in(40_000) < 8 * shown_in(10_000)

@@ -26,6 +26,7 @@ from mmcritic.data.schema import (
     RecordError,
     RecordLine,
 )
+from mmcritic.data.text import json_text
 
 PROGRESS_FILE = ".progress.json"
 MAX_REJECTED_VALUE_CHARS = 100_000
@@ -246,10 +247,10 @@ class DatasetWriter:
         }
         try:
             line["record"] = _jsonable(line["record"])
-            text = json.dumps(line, ensure_ascii=False)
+            text = json_text(line)
         except RecursionError:
             line["record"] = "<the row is nested too deeply to store>"
-            text = json.dumps(line, ensure_ascii=False)
+            text = json_text(line)
         self._rejected.write(text.encode("utf-8") + b"\n")
 
     def checkpoint(self, complete: bool = False) -> None:

@@ -14,52 +14,13 @@ normalised; the record keeps the text exactly as the source wrote it.
 from __future__ import annotations
 
 import re
-import sys
-import unicodedata
-from functools import cache
 
 from mmcritic.data.schema import RecordError
+from mmcritic.data.text import comparable
 from mmcritic.rewards.parsing import VERDICT_MARKER
 
 SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>")
 DEFAULT_MAX_RESPONSE_CHARS = 20_000
-# Invisible code points that are not format characters (Cf) but that Unicode also lists as
-# default-ignorable (DerivedCoreProperties.txt): the combining grapheme joiner, Hangul fillers,
-# Khmer inherent vowels, Mongolian and general variation selectors.
-_IGNORABLE_MARKS = (
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u3164\ufe00-\ufe0f\uffa0"
-    "\U000e0100-\U000e01ef"
-)
-
-
-def comparable(text: str) -> str:
-    """`text` as the guards compare it: NFKC-normalised (fullwidth, mathematical and other
-    compatibility forms become their plain letters, digits, braces and backslash) with invisible
-    characters removed (format characters such as U+200B, U+2060, U+FEFF, soft hyphens and
-    bidirectional controls, and the other default-ignorable code points), so that no form a
-    reader sees as a verdict or a special token escapes the check. ASCII text is returned as is:
-    NFKC leaves it unchanged and it holds no invisible character."""
-    if text.isascii():
-        return text
-    if not unicodedata.is_normalized("NFKC", text):  # the check is ~100x cheaper than a pass
-        text = unicodedata.normalize("NFKC", text)
-    return _invisible().sub("", text)
-
-
-@cache
-def _invisible() -> re.Pattern:
-    """The invisible characters `comparable` removes, read from this Python's Unicode database
-    once per process (a scan of every code point, kept out of import time). The format
-    characters go in as ranges: a class listing each one is ten times slower to search."""
-    ranges: list[list[int]] = []
-    for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code)) == "Cf":
-            if ranges and ranges[-1][1] == code - 1:
-                ranges[-1][1] = code
-            else:
-                ranges.append([code, code])
-    formats = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in ranges)
-    return re.compile(f"[{formats}{_IGNORABLE_MARKS}]")
 
 
 def check_question(question: str) -> str:

@@ -6,11 +6,12 @@ and the answer a reward can check. See DESIGN.md ("A verifiable dataset director
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
+
+from mmcritic.data.text import json_text
 
 Kind = Literal["pairwise", "pointwise", "verifiable"]
 KINDS: tuple[str, ...] = ("pairwise", "pointwise", "verifiable")
@@ -60,7 +61,7 @@ class Record:
         try:
             return orjson.dumps(fields).decode()
         except TypeError:  # orjson.JSONEncodeError is a TypeError
-            return json.dumps(fields, ensure_ascii=False)
+            return json_text(fields)
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> Record:

@@ -27,6 +27,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
+from mmcritic.data.text import without_lone_surrogates
 from mmcritic.eval.statements import (
     CONCLUSION,
     CORRECTION,
@@ -321,11 +322,7 @@ def readable(text: str) -> str:
         text = text[-MAX_ANSWER_CHARS:]
         first_space = _FIRST_SPACE.search(text)
         text = text[first_space.start() :] if first_space else text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return _SPACE_RUN.sub(_shortened_space, text)
+    return _SPACE_RUN.sub(_shortened_space, without_lone_surrogates(text))
 
 
 def _shortened_space(run: re.Match[str]) -> str:

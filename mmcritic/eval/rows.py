@@ -37,8 +37,10 @@ _DATA_SUFFIXES = {".json", ".jsonl", ".parquet", ".csv", ".arrow"}
 
 class TaskRows:
     """The rows of one task, from a local copy or hub id (`override`) or from the task's hub ids
-    in order, falling back to the next mirror when one cannot be opened. `location` names the
-    source that was read, once iteration has started."""
+    in order, falling back to the next mirror when one cannot be opened. A row the reader cannot
+    parse (a torn JSON line, a lone surrogate escape) comes as the `RecordError` that says why,
+    under its own `doc_id`, for the caller to reject. `location` names the source that was
+    read, once iteration has started."""
 
     def __init__(self, task: Task, override: str | None = None):
         self.task, self.override = task, override
@@ -48,7 +50,7 @@ class TaskRows:
         """The folder relative media paths resolve against by default."""
         return Source(self.override).base_dir if self.override else Path.cwd()
 
-    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:
         path = Path(self.override).expanduser() if self.override else None
         if path is not None and path.suffix in _DATA_SUFFIXES and not path.exists():
             raise FileNotFoundError(f"--task-data for {self.task.name}: {path} not found")
@@ -68,7 +70,9 @@ class TaskRows:
             return (None,)
         return self.task.dataset.configs
 
-    def _config_rows(self, locations: Sequence[str], config: str | None) -> Iterator[dict]:
+    def _config_rows(
+        self, locations: Sequence[str], config: str | None
+    ) -> Iterator[dict[str, Any] | RecordError]:
         errors = []
         for location in locations:
             rows = iter_rows(Source(location, config, self.task.dataset.split))
@@ -80,20 +84,14 @@ class TaskRows:
                 continue
             self.location = location
             if first is not None:
-                yield _checked(first[1], location)
+                yield first[1]
             for _, row in rows:
-                yield _checked(row, location)
+                yield row
             return
         raise ValueError(
             f"cannot read task {self.task.name} (config {config}) from {list(locations)}: "
             f"{'; '.join(errors)}. Download it and pass --task-data {self.task.name}=PATH"
         )
-
-
-def _checked(row: dict[str, Any] | RecordError, location: str) -> dict[str, Any]:
-    if isinstance(row, RecordError):
-        raise ValueError(f"{location}: {row}")
-    return row
 
 
 def image_value(value: Any, base_dir: Path) -> Image.Image | str:

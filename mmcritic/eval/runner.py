@@ -27,6 +27,8 @@ from typing import Any
 from tqdm import tqdm
 
 from mmcritic.data.folder_lock import folder_lock
+from mmcritic.data.schema import RecordError
+from mmcritic.data.text import json_text
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import (
     Backend,
@@ -307,6 +309,9 @@ def _pending(
     for doc_id, row in islice(rows, options.limit):
         if doc_id in log.done:
             continue
+        if isinstance(row, RecordError):
+            log.append(_rejected_record(doc_id, f"unreadable row: {row}") | _raw(row))
+            continue
         try:
             sample = make_sample(task, doc_id, row, base_dir, options)
         except Exception as err:  # a row's fields can be missing, mistyped or unreadable
@@ -322,6 +327,11 @@ def _rejected_record(doc_id: int, reason: str, row: Mapping[str, Any] | None = N
     if row is not None:
         record["row"] = {str(key): _bounded(value) for key, value in row.items()}
     return record
+
+
+def _raw(error: RecordError) -> dict[str, Any]:
+    """A bounded excerpt of the text of a row that could not be parsed, when there is one."""
+    return {} if error.raw is None else {"raw": _bounded(error.raw, limit=500)}
 
 
 def _shown(sample: Sample) -> dict[str, Any]:
@@ -659,7 +669,7 @@ def _complete_record(line: bytes) -> dict[str, Any] | None:
 
 
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    return json_text(record) + "\n"
 
 
 def _write_json(path: Path, content: Any) -> None:

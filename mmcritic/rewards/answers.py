@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from mmcritic.data.text import comparable
 from mmcritic.rewards.parsing import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -21,6 +22,8 @@ _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d
 _SCORE_DECORATION = str.maketrans("", "", "$*`")
 _BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _TEXT_MACRO = re.compile(r"\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
+# no answer nests boxes deeper than this
+_MAX_BOX_DEPTH = 8
 
 
 def rationale(text: str) -> str:
@@ -57,9 +60,15 @@ def as_judged(text: str) -> str:
 
 
 def _unmarked(text: str) -> str:
-    """`text` with every verdict marker removed, boxes kept as their contents."""
-    while (boxes := _BOX.search(text)) is not None:
-        text = text[: boxes.start()] + boxes.group(1) + text[boxes.end() :]
+    """`text` with every verdict marker removed, boxes kept as their contents. It is read as the
+    data guards read text (`comparable`), so a fullwidth `＼boxed｛2｝` or a marker split by an
+    invisible character is a marker too. Boxes are unwrapped one nesting level a pass, up to
+    `_MAX_BOX_DEPTH`; a marker left deeper is removed with the rest."""
+    text = comparable(text)
+    for _ in range(_MAX_BOX_DEPTH):
+        text, unwrapped = _BOX.subn(r"\1", text)
+        if not unwrapped:
+            break
     return " ".join(VERDICT_MARKER.sub(" ", text).split())
 
 

@@ -15,10 +15,11 @@ import re
 from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 # lmms-eval vl_rewardbench/utils.py `parse_pred_ans`, applied after removing newlines and `*`:
-# `(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*(?:the\s*)?(?:slightly\s*)?better`
-# (case aside). Its greedy `.*` takes the last "Answer N is better" after the first opener; that
-# is read here in two linear passes, where the rule as written backtracks from each opener to
-# the end of the text (a response of many "Therefore" and no verdict took minutes).
+# `(?:Overall Judgment|Therefore)\s*.*\s*-*\s*Answer\s*(\d+)\s*is\s*`
+# `(?:the\s*)?(?:slightly\s*)?better` (case aside). Its greedy `.*` takes the last "Answer N is
+# better" after the first opener; that is read here in two linear passes, where the rule as
+# written backtracks from each opener to the end of the text (a response of many "Therefore"
+# and no verdict took minutes).
 _JUDGMENT_OPENER = re.compile(r"Overall Judgment|Therefore", re.IGNORECASE)
 _ANSWER_BETTER = re.compile(
     r"Answer\s*(\d+)\s*is\s*(?:the\s*)?(?:slightly\s*)?better", re.IGNORECASE
@@ -31,10 +32,8 @@ def overall_judgment(text: str) -> str | None:
     opener = _JUDGMENT_OPENER.search(text)
     if opener is None:
         return None
-    last = None
-    for last in _ANSWER_BETTER.finditer(text, opener.end()):
-        pass
-    return last.group(1) if last else None
+    indices = [found.group(1) for found in _ANSWER_BETTER.finditer(text, opener.end())]
+    return indices[-1] if indices else None
 
 
 def vl_rewardbench_verdict(text: str, fallback: bool = True) -> Judgement:

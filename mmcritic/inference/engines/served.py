@@ -34,6 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from mmcritic.data.text import without_lone_surrogates
 from mmcritic.inference.engines.base import (
     Completions,
     Engine,
@@ -401,6 +402,8 @@ def _read_choices(payload: bytes) -> tuple[list[str], str | None]:
     if not texts or not all(isinstance(text, str) for text in texts):
         raise _Retry(f"a chat completion without answer texts: {_excerpt(payload)}")
     model = reply.get("model")
+    # a reply may escape a lone surrogate, which no file or stream could then hold
+    texts = [without_lone_surrogates(text) for text in texts]
     return texts, model if isinstance(model, str) else None
 
 
