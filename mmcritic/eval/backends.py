@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mmcritic.data.media import MediaBudget
 from mmcritic.eval.protocols.prompt import Decoding, Prompt
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from mmcritic.inference.engines import Engine, Request
 
 SWAP = {"1": "2", "2": "1", "tie": "tie", None: None}
+
+# what a backend gives for each sample: a policy answer or a critic's texts
+Output = TypeVar("Output")
 
 
 @dataclass(frozen=True)
@@ -199,15 +202,9 @@ class ModelBackend:
 
     def answer(self, task: PolicyTask, samples: Sequence[Sample]) -> list[PolicyOutput]:
         shown = [self._shown(sample, task) for sample in samples]
-        outputs: list[PolicyOutput | None] = [
-            PolicyOutput("", rejection=media) if isinstance(media, str) else None for media in shown
-        ]
-        ready = [i for i, output in enumerate(outputs) if output is None]
-        for i, output in zip(
-            ready, self._answer([samples[i] for i in ready], [shown[i] for i in ready]), strict=True
-        ):
-            outputs[i] = output
-        return [output for output in outputs if output is not None]
+        return _around_rejections(
+            samples, shown, lambda why: PolicyOutput("", rejection=why), self._answer
+        )
 
     def _answer(self, samples: Sequence[Sample], media: Sequence[Any]) -> list[PolicyOutput]:
         if not samples:
@@ -268,14 +265,12 @@ class ModelBackend:
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool
     ) -> list[CriticTexts]:
         shown = [self._shown(sample, task) for sample in samples]
-        texts: list[CriticTexts | None] = [
-            CriticTexts("", rejection=media) if isinstance(media, str) else None for media in shown
-        ]
-        ready = [i for i, text in enumerate(texts) if text is None]
-        judged = self._judge([samples[i] for i in ready], [shown[i] for i in ready], both_orders)
-        for i, text in zip(ready, judged, strict=True):
-            texts[i] = text
-        return [text for text in texts if text is not None]
+        return _around_rejections(
+            samples,
+            shown,
+            lambda why: CriticTexts("", rejection=why),
+            lambda ready, media: self._judge(ready, media, both_orders),
+        )
 
     def _judge(
         self, samples: Sequence[Sample], media: Sequence[Any], both_orders: bool
@@ -303,6 +298,21 @@ class ModelBackend:
         return model_media(
             prompt.images, prompt.videos, sample.base_dir, task.max_frames, self.media
         )
+
+
+def _around_rejections(
+    samples: Sequence[Sample],
+    shown: Sequence[list[Media] | str],
+    rejected: Callable[[str], Output],
+    run: Callable[[Sequence[Sample], Sequence[list[Media]]], list[Output]],
+) -> list[Output]:
+    """Each sample's output, in order: `rejected(why)` where its media could not be shown
+    (`shown` holds the reason), else what `run` gives for the samples that can be, which it
+    gets together in one batch."""
+    ready = [i for i, media in enumerate(shown) if not isinstance(media, str)]
+    produced = run([samples[i] for i in ready], [shown[i] for i in ready])
+    outputs = dict(zip(ready, produced, strict=True))
+    return [outputs[i] if i in outputs else rejected(str(why)) for i, why in enumerate(shown)]
 
 
 def _policy_output(outcome: Completions) -> PolicyOutput:

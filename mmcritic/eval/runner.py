@@ -204,7 +204,7 @@ def _run_eval(options: EvalOptions, backend: Backend | None, judge: Judge | None
     for name in options.tasks:
         task = run_task(get_task(name), options, backend, judge)
         results["tasks"][name] = task
-        answered += task.pop("answered_now")
+        answered += task["n_answered_this_run"]
         seconds = time.perf_counter() - started
         results["engine"] = _describe(backend) | {
             "samples_this_run": answered,
@@ -275,7 +275,9 @@ def samples_path(output: Path, task: str) -> Path:
 def run_task(
     task: Task, options: EvalOptions, backend: Backend, judge: Judge | None = None
 ) -> dict[str, Any]:
-    """Runs one task to completion (skipping finished samples) and returns its results."""
+    """Runs one task to completion (skipping finished samples) and returns its results;
+    `n_answered_this_run` counts the samples this run answered and scored, which a resumed run's
+    speed is measured on."""
     log = SampleLog(samples_path(options.output, task.name), options.resume)
     rows = TaskRows(task, options.task_data.get(task.name))
     root = options.media_root.get(task.name)
@@ -287,18 +289,18 @@ def run_task(
         unit="sample",
         disable=not options.show_progress,
     )
-    answered_now = 0
+    answered = 0
     with bar:
         for batch in _batches(_pending(task, rows, log, base_dir, options), options.batch_size):
             for record in _score_batch(task, batch, backend, options, judge):
                 log.append(record)
-                answered_now += not any(key in record for key in UNSCORED)
+                answered += not any(key in record for key in UNSCORED)
             bar.update(len(batch))
     kept = [r for r in log.records if options.limit is None or r["doc_id"] < options.limit]
     _report_unscored(task.name, kept)
     scored = [r for r in kept if not any(key in r for key in UNSCORED)]
     result = _task_result(task, options, scored, rows.location)
-    return result | _unscored_counts(kept) | {"answered_now": answered_now}
+    return result | _unscored_counts(kept) | {"n_answered_this_run": answered}
 
 
 def _pending(

@@ -160,6 +160,18 @@ def freeze_vision_tower(model: torch.nn.Module) -> int:
     return frozen
 
 
+def local_tokenizer(name_or_path: str) -> Any | None:
+    """The tokenizer of a model folder or cached hub id, or None when it cannot be loaded here:
+    a dry run, or a served model, may be described before its files are on this machine. Each
+    caller says what it goes without."""
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(str(name_or_path))
+    except (OSError, ValueError):
+        return None
+
+
 def vision_token_ids(tokenizer: Any) -> list[int]:
     """Ids of the vision placeholder tokens this tokenizer knows."""
     ids = []

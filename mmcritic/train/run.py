@@ -29,6 +29,7 @@ from mmcritic.models.loading import (
     freeze_vision_tower,
     load_model,
     load_processor,
+    local_tokenizer,
     resolve_attention,
     resolve_device,
     resolve_dtype,
@@ -169,7 +170,9 @@ def build_trl_config(recipe: Recipe) -> Any:
     dtype = resolve_dtype(recipe.model.dtype, device)
     if recipe.stage == "sft":
         return sft_config(recipe, device, dtype)
-    tokens = _vision_ids_if_loadable(recipe.model.name_or_path)
+    # a dry run without the model's files shows the config without the placeholder ban
+    tokenizer = local_tokenizer(recipe.model.name_or_path)
+    tokens = vision_token_ids(tokenizer) if tokenizer is not None else []
     plan = reward_plan(reward_weights(recipe), data_kinds(recipe.data.train))
     return grpo_config(recipe, device, dtype, tokens, [weight for _, weight in plan])
 
@@ -230,15 +233,6 @@ def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
         timeout_s=rewards.critic_timeout_s,
     )
     return Critic.on(open_engine(engine), max_new_tokens=max_new_tokens, keep_failures=True)
-
-
-def _vision_ids_if_loadable(name_or_path: str) -> list[int]:
-    from transformers import AutoTokenizer
-
-    try:
-        return vision_token_ids(AutoTokenizer.from_pretrained(name_or_path))
-    except OSError:
-        return []
 
 
 def dry_run(recipe: Recipe) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from mmcritic.models.loading import (
     check_model,
     load_model,
     load_processor,
+    local_tokenizer,
     resolve_device,
     resolve_dtype,
     vision_token_ids,
@@ -119,11 +120,8 @@ def _token_settings(tokenizer_path: str | None) -> dict[str, Any]:
     """The vision placeholder ids and special tokens of the served model's tokenizer (a
     folder or cached hub id); none, with a warning saying what that costs, when it cannot be
     loaded here."""
-    from transformers import AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(str(tokenizer_path))
-    except (OSError, ValueError):
+    tokenizer = local_tokenizer(str(tokenizer_path))
+    if tokenizer is None:
         logger.warning(
             "no tokenizer for %r here: vision placeholders are not suppressed during generation "
             "(servers still drop special tokens from most texts); pass --tokenizer",
