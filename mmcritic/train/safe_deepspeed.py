@@ -24,11 +24,13 @@ CHECKED_VERSIONS = ("0.19.",)
 
 
 def deepspeed_state_classes() -> list[Any]:
-    """The classes DeepSpeed's optimizer states pickle: the ZeRO stage and the loss scalers."""
+    """The classes DeepSpeed's optimizer states pickle: the ZeRO stage, the loss scalers and
+    (ZeRO-2) the address of each parameter's fragment in a rank's flat partition."""
     from deepspeed.runtime.fp16.loss_scaler import DynamicLossScaler, LossScaler
     from deepspeed.runtime.zero.config import ZeroStageEnum
+    from deepspeed.utils.tensor_fragment import fragment_address
 
-    return [ZeroStageEnum, LossScaler, DynamicLossScaler]
+    return [ZeroStageEnum, LossScaler, DynamicLossScaler, fragment_address]
 
 
 def safe_load(path: str, map_location: Any = None) -> Any:
@@ -38,11 +40,18 @@ def safe_load(path: str, map_location: Any = None) -> Any:
         with torch.serialization.safe_globals(deepspeed_state_classes()):
             return torch.load(path, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as err:
-        reason = str(err).strip().splitlines()[0][:300]
+        reason = _unsupported(str(err))
         raise CheckpointMismatchError(
             f"{path} holds objects outside DeepSpeed's checkpoint state ({reason}); it was not "
             "loaded, since unpickling it could run code: resume only from checkpoints you wrote"
         ) from err
+
+
+def _unsupported(message: str) -> str:
+    """The line of torch's refusal that names what the file holds ("Unsupported global: ...")."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    named = [line for line in lines if "Unsupported" in line or "GLOBAL" in line]
+    return (named or lines or ["unreadable"])[0][:300]
 
 
 def install() -> None:
