@@ -54,6 +54,21 @@ PINNED_SIGNATURES = {
     (Trainer, "_load_optimizer_and_scheduler"): ["self", "checkpoint"],
     (Trainer, "_load_rng_state"): ["self", "checkpoint"],
     (Trainer, "_save_rng_state"): ["self", "output_dir"],
+    # called with keywords only
+    (Trainer, "_run_epoch"): [
+        "self",
+        "model",
+        "epoch",
+        "train_dataloader",
+        "steps_in_epoch",
+        "num_update_steps_per_epoch",
+        "trial",
+        "ignore_keys_for_eval",
+        "start_time",
+        "resume_from_checkpoint",
+        "epochs_trained",
+        "steps_trained_in_current_epoch",
+    ],
     (TensorBoardCallback, "on_train_begin"): ["self", "args", "state", "control", "kwargs"],
 }
 # The leading parameters of `_get_per_token_logps_and_entropies`, passed positionally.
@@ -155,3 +170,16 @@ def test_the_sampler_base_keeps_the_fields_the_epoch_replay_reads():
     assert {"mini_repeat_count", "batch_size", "repeat_count", "shuffle", "seed"} <= set(parameters)
     source = inspect.getsource(RepeatSampler)
     assert "self.generator" in source and "self.num_samples" in source
+
+
+def test_the_epoch_loop_calls_run_epoch_with_keywords_only():
+    """`ExactResumeMixin._run_epoch` takes keywords only."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(Trainer._inner_training_loop)))
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "_run_epoch"
+    ]
+    assert calls and all(not call.args for call in calls)

@@ -95,6 +95,15 @@ class ExactResumeMixin:
             )
         self.restore_extra_state(json.loads(path.read_text()))
 
+    # -- the end ----------------------------------------------------------------------------
+    def _run_epoch(self, **epoch: Any) -> None:
+        """transformers checks `max_steps` only after an optimizer step: a run resumed from a
+        checkpoint at (or past) its `max_steps` would train one step more. It trains none."""
+        if self.state.global_step >= self.state.max_steps:
+            self.control.should_training_stop = True
+            return
+        super()._run_epoch(**epoch)
+
     # -- RNG, and the report ----------------------------------------------------------------
     def _load_rng_state(self, checkpoint: str | None) -> None:
         if checkpoint is None:

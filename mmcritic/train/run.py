@@ -122,6 +122,36 @@ def _start_clean(output_dir: Path, recipe: Recipe, resume_from: str | None) -> N
             path.unlink()
 
 
+def finished_run(
+    output_dir: Path, recipe: Recipe, resume_from: str | None
+) -> dict[str, Any] | None:
+    """The summary of the run in `output_dir` when it is finished: its newest checkpoint reached
+    the recipe's `max_steps` and the final model and summary (written last) are there. Such a
+    run is left as it is, and says so; None when training or the final save is still to do."""
+    if resume_from is None:
+        return None
+    step = _checkpoint_step(Path(resume_from))
+    summary_path = output_dir / HELDOUT_FILE
+    if step < recipe.max_steps or not (output_dir / FINAL_DIR).is_dir():
+        return None
+    try:
+        summary = json.loads(summary_path.read_text())
+    except (OSError, ValueError):  # killed before the summary: the final save is redone
+        return None
+    if not isinstance(summary, dict) or summary.get("global_step") != step:
+        return None
+    logger.warning(
+        "%s is finished: step %d of max_steps %d, final model in %s; nothing was changed. "
+        "Raise max_steps to train further, or set resume: never and overwrite: true to start "
+        "over",
+        output_dir,
+        step,
+        recipe.max_steps,
+        output_dir / FINAL_DIR,
+    )
+    return summary | {"already_finished": True}
+
+
 def _checkpoint_step(checkpoint: Path) -> int:
     state = json.loads((checkpoint / "trainer_state.json").read_text())
     return int(state["global_step"])
@@ -267,6 +297,9 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     output_dir = Path(recipe.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     resume_from = resume_point(recipe)
+    finished = finished_run(output_dir, recipe, resume_from)
+    if finished is not None:
+        return finished
     resolved = yaml.safe_dump(recipe_to_dict(recipe), sort_keys=False)
     if main_process:
         _start_clean(output_dir, recipe, resume_from)
