@@ -21,7 +21,7 @@ from mmcritic.data.schema import DATA_FILE
 from mmcritic.data.synth import ResponseStyle, synthesize
 from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
 from mmcritic.train.config import load_recipe
-from mmcritic.train.run import LOG_HISTORY_FILE, train
+from mmcritic.train.run import FINAL_DIR, LOG_HISTORY_FILE, train
 from mmcritic_dev.plots import plot_learning_curve
 
 logger = logging.getLogger(__name__)
@@ -115,20 +115,24 @@ def run_quickstart(
             *seeded,
         ],
     )
-    started = time.perf_counter()
-    warm = train(sft)
-    warm_seconds = time.perf_counter() - started
+    # read before the warm start, so a mistyped override stops the run before any training
     grpo = load_recipe(
         grpo_recipe,
         [
             f"output_dir={work_dir / 'grpo'}",
-            f"model.name_or_path={warm['final_model']}",
+            f"model.name_or_path={Path(sft.output_dir) / FINAL_DIR}",
             *data_paths,
             *seeded,
             *(overrides or []),
         ],
     )
+    started = time.perf_counter()
+    warm = train(sft)
+    warm_seconds = time.perf_counter() - started
     tuned = train(grpo)
+    report_path = work_dir / REPORT_FILE
+    if warm.get("already_finished") and tuned.get("already_finished") and report_path.is_file():
+        return json.loads(report_path.read_text())  # a finished quickstart is left as it is
     before, after = _kept(tuned["heldout_before"]), _kept(tuned["heldout_after"])
     history = json.loads((Path(grpo.output_dir) / LOG_HISTORY_FILE).read_text())
     plot = plot_learning_curve(

@@ -16,9 +16,9 @@ import pytest
 
 from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
 from mmcritic.data.sources import Source
-from mmcritic.data.text import comparable
 from mmcritic.rewards.answers import as_judged
 from mmcritic.rewards.parsing import VERDICT_MARKER
+from mmcritic.text import comparable
 from tests.media_factory import write_png
 
 BOXED = "\\boxed{1}"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from mmcritic.data.text import json_text, without_lone_surrogates
 from mmcritic.eval.runner import SampleLog
 from mmcritic.inference.engines.served import _read_choices
+from mmcritic.text import json_text, without_lone_surrogates
 
 _LONE = "The answer is \ud800 5"
 

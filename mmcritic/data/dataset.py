@@ -26,7 +26,7 @@ from mmcritic.data.schema import (
     RecordError,
     RecordLine,
 )
-from mmcritic.data.text import json_text
+from mmcritic.text import json_text
 
 PROGRESS_FILE = ".progress.json"
 MAX_REJECTED_VALUE_CHARS = 100_000

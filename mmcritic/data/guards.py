@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from mmcritic.data.schema import RecordError
-from mmcritic.data.text import comparable
 from mmcritic.rewards.parsing import VERDICT_MARKER
+from mmcritic.text import comparable
 
 SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>")
 DEFAULT_MAX_RESPONSE_CHARS = 20_000

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import orjson
 
-from mmcritic.data.text import json_text
+from mmcritic.text import json_text
 
 Kind = Literal["pairwise", "pointwise", "verifiable"]
 KINDS: tuple[str, ...] = ("pairwise", "pointwise", "verifiable")

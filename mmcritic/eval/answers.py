@@ -27,7 +27,6 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from mmcritic.data.text import without_lone_surrogates
 from mmcritic.eval.statements import (
     CONCLUSION,
     CORRECTION,
@@ -41,6 +40,7 @@ from mmcritic.eval.statements import (
     without_final_period,
 )
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
+from mmcritic.text import without_lone_surrogates
 
 _TEXT_MACRO = re.compile(
     r"\\(?:text|textbf|textit|texttt|textrm|mathrm|mathbf|mathit|operatorname|emph)\s*\{([^{}]*)\}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.data.text import comparable
 from mmcritic.rewards.parsing import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -17,6 +16,7 @@ from mmcritic.rewards.parsing import (
     boxed_contents,
     normalize_tags,
 )
+from mmcritic.text import comparable
 
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
 _SCORE_DECORATION = str.maketrans("", "", "$*`")

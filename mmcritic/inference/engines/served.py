@@ -34,7 +34,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from mmcritic.data.text import without_lone_surrogates
 from mmcritic.inference.engines.base import (
     Completions,
     Engine,
@@ -44,6 +43,7 @@ from mmcritic.inference.engines.base import (
     cut_at_stop,
 )
 from mmcritic.inference.engines.messages import chat_messages
+from mmcritic.text import without_lone_surrogates
 
 logger = logging.getLogger(__name__)
 
