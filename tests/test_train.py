@@ -280,7 +280,7 @@ def test_dry_run_prints_trl_field_names(tiny_model_dir, color_data, tmp_path, ca
 
 def test_dry_run_reports_missing_data(tiny_model_dir, tmp_path, capsys):
     args = dry_run_args(tmp_path, tiny_model_dir, tmp_path / "nowhere")
-    assert main(args) == 0
+    assert main(args) == 2
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any("has no data.jsonl" in problem for problem in problems)
 

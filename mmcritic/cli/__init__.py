@@ -36,7 +36,10 @@ class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
     """Shows a flag's default where it has one worth showing (not None, not a bare switch)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default in (None, False, [], argparse.SUPPRESS) or action.nargs == 0:
+        # compared by identity: a default of 0 equals False, and is worth showing
+        unshown = action.default is None or action.default is False
+        unshown = unshown or action.default == [] or action.default is argparse.SUPPRESS
+        if unshown or action.nargs == 0:
             return action.help or ""
         return super()._get_help_string(action)
 
@@ -48,34 +51,35 @@ def _add_tiny_model(commands: argparse._SubParsersAction) -> None:
         commands, "tiny-model", "build the local tiny random-weight Qwen2.5-VL model (no download)"
     )
     parser.add_argument("out", type=Path, help="folder to save the model and processor in")
-    for flag, field_name in TINY_MODEL_FLAGS.items():
+    for flag, (field_name, meaning) in TINY_MODEL_FLAGS.items():
         parser.add_argument(
             f"--{flag}",
             dest=field_name,
             type=int,
             default=getattr(TinyModelSpec, field_name),
-            help=f"TinyModelSpec.{field_name}",
+            help=meaning,
         )
     parser.set_defaults(handler=_run_tiny_model)
 
 
+# flag: (TinyModelSpec field, what it sets)
 TINY_MODEL_FLAGS = {
-    "hidden": "hidden_size",
-    "layers": "num_layers",
-    "heads": "num_heads",
-    "kv-heads": "num_kv_heads",
-    "vision-hidden": "vision_hidden_size",
-    "vision-depth": "vision_depth",
-    "vision-heads": "vision_heads",
-    "vocab-size": "vocab_size",
-    "seed": "seed",
+    "hidden": ("hidden_size", "language model width (128: about 1 M parameters)"),
+    "layers": ("num_layers", "language model layers"),
+    "heads": ("num_heads", "attention heads per layer"),
+    "kv-heads": ("num_kv_heads", "key/value heads per layer (grouped-query attention)"),
+    "vision-hidden": ("vision_hidden_size", "vision encoder width"),
+    "vision-depth": ("vision_depth", "vision encoder blocks"),
+    "vision-heads": ("vision_heads", "vision encoder attention heads"),
+    "vocab-size": ("vocab_size", "vocabulary size of the generated tokenizer"),
+    "seed": ("seed", "seed of the random initial weights"),
 }
 
 
 def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
 
-    spec = TinyModelSpec(**{name: getattr(args, name) for name in TINY_MODEL_FLAGS.values()})
+    spec = TinyModelSpec(**{name: getattr(args, name) for name, _ in TINY_MODEL_FLAGS.values()})
     out = build_tiny_model(args.out, spec)
     return {"model": str(out), "spec": spec.__dict__}
 
@@ -279,7 +283,8 @@ def _add_train(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the resolved TRL config as JSON and check paths, without training",
+        help="print the resolved TRL config as JSON and check paths, without training; exit "
+        "status 2 when a path problem is listed",
     )
     parser.set_defaults(handler=_run_train)
 
@@ -544,11 +549,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        with _output_to_stderr():
+        with _output_to_stderr(), _progress_bars_hidden(args.quiet):
             result = args.handler(args)
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError) as err:
         logging.getLogger("mmcritic").error("%s", err)
         return 2
+    except KeyboardInterrupt:
+        _close_progress_bars()
+        logging.getLogger("mmcritic").error("interrupted; %s", _how_to_resume(args))
+        return 130
     except Exception as err:
         if not _lost_requests(err):
             raise
@@ -556,4 +565,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     json.dump(result, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
+    if isinstance(result, dict) and result.get("problems"):
+        logging.getLogger("mmcritic").error("%d problem(s) listed", len(result["problems"]))
+        return 2
     return 0
+
+
+@contextmanager
+def _progress_bars_hidden(hidden: bool) -> Iterator[None]:
+    """`--quiet`: no bar from tqdm, the hub or datasets while the command runs, in this process
+    and in those it starts (DeepSpeed ranks, servers); the environment is restored after."""
+    names = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS")
+    before = {name: os.environ.get(name) for name in names}
+    if hidden:
+        os.environ.update(dict.fromkeys(names, "1"))
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _close_progress_bars() -> None:
+    """Closes the bars an interrupted command left open, so none is drawn again after the last
+    line (tqdm redraws an open bar when it is collected at exit)."""
+    tqdm = sys.modules.get("tqdm")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", [])):
+        bar.close()
+
+
+def _how_to_resume(args: argparse.Namespace) -> str:
+    """What to run after Ctrl-C: for a training run, the checkpoint it will continue from."""
+    if args.command == "eval":
+        return "run the same command with --resume to go on from the samples already written"
+    if args.command != "train" or getattr(args, "dry_run", False):
+        return "nothing was kept"
+    from mmcritic.train.config import load_recipe
+    from mmcritic.train.run import newest_checkpoint
+
+    output_dir = Path(load_recipe(args.recipe, args.overrides).output_dir)
+    try:
+        checkpoint = newest_checkpoint(output_dir)
+    except ValueError:
+        checkpoint = None
+    if checkpoint is None:
+        return f"no checkpoint was written in {output_dir}; the same command starts afresh"
+    return f"run the same command to resume from {checkpoint}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 import reprlib
 import types
 import typing
@@ -491,9 +492,20 @@ def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> 
     # cross-field checks would judge defaults the recipe never chose.
     errors += recipe.problems() if not errors else recipe.missing()
     if errors:
-        source = f" in {_clip(str(path))}" if path else ""
-        raise RecipeError(f"invalid recipe{source}:\n  - " + "\n  - ".join(errors))
+        source = f" {_clip(str(path))}" if path else ""
+        blamed = [_blamed(error, overrides or []) for error in errors]
+        raise RecipeError(f"invalid recipe{source}:\n  - " + "\n  - ".join(blamed))
     return recipe
+
+
+def _blamed(error: str, overrides: list[str]) -> str:
+    """An error about a key an override set, named as the override's (the last one that set
+    it), so a mistyped command-line value is not looked for in the recipe file."""
+    for override in reversed(overrides):
+        key = override.partition("=")[0].strip()
+        if key and re.match(rf"(?:unknown key )?{re.escape(key)}\b(?![.\w])", error):
+            return f"override {_excerpt(override)}: {error}"
+    return error
 
 
 def _read_recipe(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
@@ -728,7 +740,10 @@ def _describe(hint: Any) -> str:
         return " or ".join(_describe(option) for option in get_args(hint))
     if origin is list:
         return f"a list of {_describe(get_args(hint)[0])}"
-    return "null" if hint is type(None) else f"a {getattr(hint, '__name__', hint)}"
+    return "null" if hint is type(None) else _TYPE_NAMES.get(hint, f"a {hint}")
+
+
+_TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 
 
 def recipe_to_dict(recipe: Recipe) -> dict[str, Any]:

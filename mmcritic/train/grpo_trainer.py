@@ -52,6 +52,7 @@ from mmcritic.train.media_rollout import (
     has_video,
     token_types,
 )
+from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
 from mmcritic.train.shared_prefix import SharedPrefixMixin
@@ -73,7 +74,7 @@ REFILL_SEED_OFFSET = 1
 STALL_FRACTION = 0.95
 
 
-class CriticGRPOTrainer(ExactResumeMixin, SharedPrefixMixin, GRPOTrainer):
+class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRPOTrainer):
     """GRPO with dynamic sampling, a vision-token guard, a rollout log and exact resume."""
 
     _sampler_seed: int | None = None  # set while the refill loader is built

@@ -47,6 +47,8 @@ from mmcritic.train.examples import (
 )
 from mmcritic.train.grpo_trainer import ROLLOUT_LOG
 from mmcritic.train.heldout import HeldoutCallback, heldout_report
+from mmcritic.train.model_card import copy_card
+from mmcritic.train.progress import use_compact_progress
 from mmcritic.train.resume import trim_rollout_log, use_resumable_tensorboard
 from mmcritic.train.trl_configs import config_as_json, grpo_config, sft_config
 
@@ -304,7 +306,15 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     if main_process:
         _start_clean(output_dir, recipe, resume_from)
         (output_dir / "recipe.yaml").write_text(resolved)
-        logger.info("resolved recipe:\n%s", resolved)
+        logger.info(
+            "%s %s: writing to %s (resolved recipe.yaml, checkpoint-*/, tensorboard/, the final "
+            "model in %s/, the summary in %s)",
+            "resuming" if resume_from else "starting",
+            recipe.stage,
+            output_dir,
+            FINAL_DIR,
+            HELDOUT_FILE,
+        )
 
     budget = recipe.data.media_budget
     processor = load_processor(recipe.model.name_or_path, budget)
@@ -323,6 +333,7 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     dataset = to_dataset(records, budget, recipe.sft.target if recipe.stage == "sft" else None)
     trainer = make_trainer(recipe, processor, dataset, callbacks)
     use_resumable_tensorboard(trainer)
+    use_compact_progress(trainer)
     if recipe.data.eval_every and heldout:
         trainer.add_callback(
             HeldoutCallback(
@@ -342,6 +353,8 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     trainer.save_model(str(final))  # every rank: ZeRO-3 gathers the shards here
     if main_process:
         processor.save_pretrained(str(final))
+        trainer.create_model_card()
+        copy_card(output_dir, final)
         (output_dir / LOG_HISTORY_FILE).write_text(json.dumps(trainer.state.log_history, indent=1))
     after = _heldout(recipe, trainer.model, processor, heldout, budget)
     summary = {

@@ -14,6 +14,7 @@ from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
 
 from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.video import LoadedVideo, processor_video_kwargs
+from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.resume import ExactResumeMixin
 
 FORMAT_VERDICTS = ("1", "2")
@@ -71,7 +72,7 @@ class _PromptVideos:
         return getattr(self._processor, name)
 
 
-class CriticSFTTrainer(ExactResumeMixin, SFTTrainer):
+class CriticSFTTrainer(ExactResumeMixin, ModelCardMixin, SFTTrainer):
     """TRL's SFTTrainer with exact resume (`mmcritic.train.resume`), including its running
     token count, which TRL logs as `num_tokens` but keeps outside the Trainer's state."""
 
