@@ -65,8 +65,10 @@ def test_a_mistyped_override_is_named_as_the_override(tmp_path) -> None:
     with pytest.raises(RecipeError) as raised:
         load_recipe(RECIPE, ["max_steps=abc", "optim.learning_rat=1e-5"])
     message = str(raised.value)
-    assert "override 'max_steps=abc': max_steps = 'abc' is not an integer" in message
-    assert "override 'optim.learning_rat=1e-5': unknown key optim.learning_rat" in message
+    override = "(set by an override, not in the recipe file)"
+    assert f"max_steps = 'abc' is not an integer {override}" in message
+    assert "unknown key optim.learning_rat; did you mean optim.learning_rate?" in message
+    assert message.count(override) == 2
 
 
 def test_a_dry_run_that_lists_problems_exits_2(tiny_model_dir, tmp_path, capsys) -> None:

@@ -499,12 +499,12 @@ def load_recipe(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 
 def _blamed(error: str, overrides: list[str]) -> str:
-    """An error about a key an override set, named as the override's (the last one that set
-    it), so a mistyped command-line value is not looked for in the recipe file."""
+    """An error about a key an override set, marked as such, so a mistyped command-line value
+    is not looked for in the recipe file."""
     for override in reversed(overrides):
         key = override.partition("=")[0].strip()
         if key and re.match(rf"(?:unknown key )?{re.escape(key)}\b(?![.\w])", error):
-            return f"override {_excerpt(override)}: {error}"
+            return f"{error} (set by an override, not in the recipe file)"
     return error
 
 
