@@ -15,8 +15,10 @@ import pytest
 
 from mmcritic.cli import main
 from mmcritic.data.synth import synthesize
+from mmcritic.models.loading import check_model, looks_like_a_path
 from mmcritic.train.config import RecipeError, load_recipe
 from mmcritic.train.progress import progress_line
+from tests.media_factory import write_png
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 
@@ -137,3 +139,47 @@ def test_ctrl_c_ends_in_one_line_naming_the_checkpoint_to_resume_from(
     last = stderr.strip().splitlines()[-1]
     assert "interrupted; run the same command to resume from" in last
     assert str(out / "checkpoint-") in last
+
+
+@pytest.mark.parametrize(
+    ("name", "is_path"),
+    [
+        ("./critic", True),
+        ("/models/critic", True),
+        ("~/critic", True),
+        ("runs/quickstart/final", True),
+        ("runs/critic", True),  # runs/ is a folder here
+        ("critic/", True),
+        ("Qwen/Qwen2.5-VL-7B-Instruct", False),
+        ("gpt2", False),
+    ],
+)
+def test_a_model_name_is_a_path_or_a_hub_id(name, is_path, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert looks_like_a_path(name) == is_path
+
+
+def test_a_mistyped_run_folder_is_named_in_one_line_with_the_folders_near_it(
+    tiny_model_dir, tmp_path, monkeypatch, caplog
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    final = tmp_path / "runs" / "quickstart" / "grpo" / "final"
+    final.mkdir(parents=True)
+    (final / "config.json").write_text("{}")
+    write_png(tmp_path / "x.png")
+    flags = ["--image=x.png", "--question=q", "--response-a=a", "--response-b=b"]
+
+    assert main(["critique", "--model=runs/critic", *flags]) == 2
+
+    [error] = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert error.getMessage() == (
+        "no such folder: runs/critic; did you mean runs/quickstart/grpo/final?"
+    )
+
+
+def test_an_unknown_hub_id_fails_at_once_offline() -> None:
+    started = time.monotonic()
+    with pytest.raises(FileNotFoundError, match="no such folder here, and not"):
+        check_model("someorg/no-such-model")
+    assert time.monotonic() - started < 15  # hub retries took half a minute

@@ -25,6 +25,7 @@ from mmcritic.data.media import REMOTE, MediaBudget
 from mmcritic.data.schema import RecordError
 from mmcritic.data.sources import Source, iter_rows
 from mmcritic.eval.tasks import Task
+from mmcritic.hub import hub_reachable
 
 if TYPE_CHECKING:
     from mmcritic.inference import Media
@@ -55,6 +56,8 @@ class TaskRows:
         if path is not None and path.suffix in _DATA_SUFFIXES and not path.exists():
             raise FileNotFoundError(f"--task-data for {self.task.name}: {path} not found")
         locations = (self.override,) if self.override else self.task.dataset.hub_ids
+        if any(Source(location).local_path is None for location in locations):
+            hub_reachable()  # offline, a hub id fails at once instead of after many retries
         if not locations:
             raise ValueError(
                 f"task {self.task.name} has no hub copy: {self.task.dataset.local_hint}"

@@ -6,15 +6,18 @@ is only the list of vision placeholder tokens, read from the tokenizer by name.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any, Literal
 
 import torch
 
 from mmcritic.data.media import MediaBudget
+from mmcritic.hub import hub_reachable
 from mmcritic.models.checkpoints import ADAPTER_CONFIG, check_loading_info, load_adapter_strictly
 from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
 
@@ -70,8 +73,10 @@ def resolve_attention(preference: str | None, device: Device) -> str:
 
 def check_model(name_or_path: str) -> None:
     """A `FileNotFoundError` in one line when `name_or_path` is neither a checkpoint folder here
-    nor a hub id that resolves: a mistyped local folder would otherwise be taken for a hub id and
-    end in a download traceback (offline, a long one)."""
+    nor a hub id that resolves. A name that looks like a path (`./x`, `/x`, `~/x`, `a/b/c`, or
+    `runs/critic` where `runs/` is a folder here) is never looked up on the hub: it is named as
+    missing, with the model folders near it. A hub id is looked up in the local cache alone when
+    the hub cannot be reached (`mmcritic.hub`), so offline it fails at once."""
     path = Path(name_or_path).expanduser()
     if path.exists():
         if not any((path / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
@@ -80,16 +85,49 @@ def check_model(name_or_path: str) -> None:
                 "a LoRA adapter)"
             )
         return
+    if looks_like_a_path(name_or_path):
+        raise FileNotFoundError(f"no such folder: {path}{nearest_model_folders(path)}")
     from transformers import AutoConfig
 
+    online = hub_reachable()
     try:
         AutoConfig.from_pretrained(name_or_path)
     except (OSError, ValueError) as err:
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        where = "a hub id that resolves" if online else "in the local hub cache (hub unreachable)"
         raise FileNotFoundError(
-            f"model {name_or_path!r}: no such folder here, and not a hub id that resolves "
-            f"({reason[:200]})"
+            f"model {name_or_path!r}: no such folder here, and not {where}"
         ) from err
+
+
+def looks_like_a_path(name: str) -> bool:
+    """Whether a model name is a path rather than a hub id (`name` or `org/name`)."""
+    if name.startswith(("/", "./", "../", "~", ".\\")) or "\\" in name or name.endswith("/"):
+        return True
+    parts = name.split("/")
+    return len(parts) > 2 or (len(parts) == 2 and Path(parts[0]).expanduser().is_dir())
+
+
+def nearest_model_folders(missing: Path, limit: int = 3) -> str:
+    """ "; did you mean ...?" naming the model folders (holding config.json or an adapter) under
+    the missing path's nearest existing parent that read most like it; "" when there are none.
+    At most `_SCANNED` folders are looked at, so a huge tree costs little."""
+    parent = missing.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    found: list[str] = []
+    for count, (folder, _, files) in enumerate(os.walk(parent)):
+        if count >= _SCANNED:
+            break
+        if "config.json" in files or ADAPTER_CONFIG in files:
+            found.append(folder)
+    if not found:
+        return ""
+    close = difflib.get_close_matches(str(missing), found, n=limit, cutoff=0.0)
+    return "; did you mean " + " or ".join(close) + "?"
+
+
+# folders looked at for `nearest_model_folders`
+_SCANNED = 2_000
 
 
 def load_processor(name_or_path: str, budget: MediaBudget | None = None):
