@@ -29,6 +29,16 @@ case "${1:-}" in
   *) echo "usage: bash scripts/install.sh [--gpu]" >&2; exit 2 ;;
 esac
 
+# an install is skipped when this environment was made by the same install script and project
+# file and still imports (re-running the quickstart does not spend a minute in pip)
+stamp="$venv/.mmcritic-install"
+wanted="$(cat "$here/pyproject.toml" "$here/scripts/install.sh" | sha256sum | cut -d' ' -f1) gpu=$gpu"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] \
+    && "$venv/bin/python" -c "import mmcritic, torch, torchvision, transformers, trl" >/dev/null 2>&1; then
+  echo "[mmcritic] $venv is up to date (delete $stamp to reinstall)"
+  exit 0
+fi
+
 if [ ! -x "$venv/bin/python" ]; then
   echo "[mmcritic] creating virtual environment $venv"
   "$python" -m venv "$venv"
@@ -83,6 +93,7 @@ elif not torch.cuda.is_available():
 else:
     print("[mmcritic] ready on", torch.cuda.get_device_name(0))
 PY
+  echo "$wanted" > "$stamp"
   exit 0
 fi
 
@@ -99,3 +110,4 @@ install_deepspeed
 echo "[mmcritic] installing mmcritic[all]"
 "${pip[@]}" install --quiet -e "$here[all]"
 "$venv/bin/python" -c "import mmcritic, torch, torchvision, transformers, trl; print('[mmcritic] ready: torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__)"
+echo "$wanted" > "$stamp"

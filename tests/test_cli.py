@@ -32,4 +32,4 @@ def test_every_command_teaches_itself_through_help(capsys):
     with pytest.raises(SystemExit):
         parser.parse_args(["tiny-model", "--help"])
     shown = capsys.readouterr().out
-    assert "(default: 64)" in shown and "TinyModelSpec.hidden_size" in shown
+    assert "(default: 64)" in shown and "language model width" in shown

@@ -78,6 +78,7 @@ def run(model: Path, data: Path, out: Path, *overrides: str, crash_at: int | Non
         out,
         f"max_steps={STEPS}",
         "save_steps=2",
+        "save_total_limit=null",  # the tests copy earlier checkpoints of a finished run
         "logging_steps=1",
         "report_to=[]",
         *overrides,
