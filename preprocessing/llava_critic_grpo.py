@@ -10,7 +10,8 @@ already ends with it.
     python preprocessing/llava_critic_grpo.py --output data/llava_critic_grpo
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="llava-critic-grpo",
@@ -21,4 +22,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

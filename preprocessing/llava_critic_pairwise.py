@@ -8,7 +8,8 @@ holding the judgement). Images are relative paths inside the release.
         --tokenizer Qwen/Qwen2.5-VL-7B-Instruct
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="llava-critic-113k-pairwise",
@@ -19,4 +20,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

@@ -7,7 +7,8 @@ ending in a score on the scale the prompt names).
     python preprocessing/llava_critic_pointwise.py --output data/llava_critic_pointwise
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="llava-critic-113k-pointwise",
@@ -18,4 +19,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

@@ -8,7 +8,8 @@ that folder as `--media-root`. Video rows become video records with the recipe's
     python preprocessing/mm_rlhf.py --output data/mm_rlhf --media-root MM-RLHF
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="mm-rlhf",
@@ -20,4 +21,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

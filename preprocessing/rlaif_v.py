@@ -7,7 +7,8 @@ of path and bytes), `question`, `chosen`, `rejected`, `origin_dataset`, `origin_
     python preprocessing/rlaif_v.py --output data/rlaif_v
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="rlaif-v",
@@ -19,4 +20,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

@@ -8,7 +8,8 @@ better one (`chosen-rejected-json`).
     python preprocessing/rlhf_v.py --output data/rlhf_v
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="rlhf-v",
@@ -20,4 +21,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

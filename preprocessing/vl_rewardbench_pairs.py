@@ -9,7 +9,8 @@ only to reproduce a setting that does, and never evaluate on what you trained on
     python preprocessing/vl_rewardbench_pairs.py --input pairs.parquet --output data/pairs
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="vl-rewardbench-pairs",
@@ -21,4 +22,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

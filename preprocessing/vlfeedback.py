@@ -10,7 +10,8 @@ the three ratings (`rated-completions`); a row whose responses all rate the same
     python preprocessing/vlfeedback.py --output data/vlfeedback --media-root merged_images
 """
 
-from mmcritic.data.public import PublicDataset, script_main
+from mmcritic.cli import run_script
+from mmcritic.data.public import PublicDataset
 
 DATASET = PublicDataset(
     name="vlfeedback",
@@ -22,4 +23,4 @@ DATASET = PublicDataset(
 )
 
 if __name__ == "__main__":
-    script_main(DATASET)
+    run_script(DATASET)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from PIL import Image
 
 from mmcritic.data.dataset import read_records
+from mmcritic.data.public import script_main
 from tests.media_factory import write_mp4, write_png
 
 SCRIPTS = Path(__file__).parents[1] / "preprocessing"
@@ -25,7 +29,7 @@ def _dataset(name: str):
 def _run(name: str, source: Path, out: Path, *extra: str) -> dict:
     module = _dataset(name)
     argv = ["--input", str(source), "--output", str(out), *extra]
-    return module.script_main(module.DATASET, argv)
+    return script_main(module.DATASET, argv)
 
 
 def _rejections(out: Path) -> dict[str, str]:
@@ -374,3 +378,18 @@ def test_llava_critic_grpo_rows_keep_their_prompt_and_answer(tmp_path, capsys):
         assert record.kind == "verifiable" and len(record.images) == 1
     assert list(_rejections(out).values()) == ["bad_label"]
     assert stats["rejected"] == 1
+
+
+def test_a_script_run_offline_fails_in_one_line_as_mmcritic_preprocess_does(tmp_path) -> None:
+    script = SCRIPTS / "rlaif_v.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--output", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ | {"HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    [error] = [line for line in done.stderr.splitlines() if " ERROR " in line]
+    assert "openbmb/RLAIF-V-Dataset" in error

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from mmcritic.models.devices import add_device_arguments
 
@@ -543,32 +543,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.overrides += extra  # overrides given after --dry-run
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return run_reported(lambda: args.handler(args), args.quiet, lambda: _how_to_resume(args))
+
+
+def run_reported(
+    run: Callable[[], Any], quiet: bool = False, after_interrupt: Callable[[], str] | None = None
+) -> int:
+    """Runs a command the way every `mmcritic` command and `preprocessing/` script runs: logs on
+    stderr, the result alone on stdout as JSON, and an exit status: 0 done; 2 a bad input,
+    named in one line (also a result that lists `problems`); 3 an engine lost requests; 130
+    interrupted, with one line saying what to run next (`after_interrupt`)."""
     logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
+        level=logging.WARNING if quiet else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    log = logging.getLogger("mmcritic")
     try:
-        with _output_to_stderr(), _progress_bars_hidden(args.quiet):
-            result = args.handler(args)
+        with _output_to_stderr(), _progress_bars_hidden(quiet):
+            result = run()
     except (ValueError, FileExistsError, FileNotFoundError, ConnectionError) as err:
-        logging.getLogger("mmcritic").error("%s", err)
+        log.error("%s", err)
         return 2
     except KeyboardInterrupt:
         _close_progress_bars()
-        logging.getLogger("mmcritic").error("interrupted; %s", _how_to_resume(args))
+        log.error("interrupted; %s", after_interrupt() if after_interrupt else "nothing was kept")
         return 130
     except Exception as err:
         if not _lost_requests(err):
             raise
-        logging.getLogger("mmcritic").error("%s", err)
+        log.error("%s", err)
         return 3
     json.dump(result, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
     if isinstance(result, dict) and result.get("problems"):
-        logging.getLogger("mmcritic").error("%d problem(s) listed", len(result["problems"]))
+        log.error("%d problem(s) listed", len(result["problems"]))
         return 2
     return 0
+
+
+def run_script(dataset: Any) -> NoReturn:
+    """A `preprocessing/` script's command line (`mmcritic.data.public.script_main`), run and
+    reported as `mmcritic preprocess` is."""
+    from mmcritic.data.public import script_main
+
+    sys.exit(
+        run_reported(
+            lambda: script_main(dataset),
+            after_interrupt=lambda: "run the same command with --resume to go on",
+        )
+    )
 
 
 @contextmanager

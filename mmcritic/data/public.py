@@ -5,7 +5,6 @@ script in `preprocessing/` names a dataset and this module runs the same convers
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +58,8 @@ def preprocess_public(
 
 
 def script_main(dataset: PublicDataset, argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """The command line every `preprocessing/` script shares."""
+    """The command line every `preprocessing/` script shares; its conversion stats
+    (`mmcritic.cli.run_script` prints them and reports errors as `mmcritic preprocess` does)."""
     parser = argparse.ArgumentParser(description=f"Preprocess {dataset.name} ({dataset.hub_id}).")
     parser.add_argument("--output", type=Path, required=True, help="dataset folder to write")
     parser.add_argument(
@@ -85,5 +85,4 @@ def script_main(dataset: PublicDataset, argv: Sequence[str] | None = None) -> di
         mode=chosen,
         build=BuildOptions(tokenizer=args.tokenizer),
     )
-    print(json.dumps(stats, indent=2, default=str))
     return stats
