@@ -116,13 +116,24 @@ def _add_synth(commands: argparse._SubParsersAction) -> None:
         help="pair responses: one short sentence, or a policy's reasoned answer to --questions "
         "as a critic is shown it",
     )
+    parser.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="write a local critic benchmark (VL-RewardBench rows, OUT/test.jsonl) for `mmcritic "
+        "eval --tasks vl_rewardbench --task-data vl_rewardbench=OUT/test.jsonl` instead",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing folder")
     parser.set_defaults(handler=_run_synth)
 
 
 def _run_synth(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.data.convert import BuildOptions
-    from mmcritic.data.synth import synthesize
+    from mmcritic.data.synth import synthesize, write_critic_benchmark
+
+    if args.benchmark:
+        return write_critic_benchmark(
+            args.task, args.n, args.out, args.seed, args.colors, args.overwrite
+        )
 
     build = BuildOptions(
         template=args.template, think_suffix=not args.no_think_suffix, max_prompt_tokens=None

@@ -25,6 +25,7 @@ from mmcritic.data.media import MediaResolver, PixelBudget
 from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.schema import MEDIA_DIR
 from mmcritic.rewards.answers import as_judged
+from mmcritic.text import json_text
 
 # how pair responses are worded: one short sentence, or a policy's reasoned answer as a critic
 # is shown it (`Truth.reasoned`)
@@ -281,6 +282,50 @@ def synthesize(
         media = resolve_media(item.media, resolver, budget, options.video)
         writer.add_row(builder.build(item, media, index))
     return writer.close()
+
+
+# the file `write_critic_benchmark` writes, in VL-RewardBench's row schema
+BENCHMARK_FILE = "test.jsonl"
+
+
+def write_critic_benchmark(
+    task_name: str,
+    n: int,
+    out_dir: Path,
+    seed: int = 0,
+    colors: int = len(COLORS),
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """A local critic benchmark of `n` synthetic image pairs in VL-RewardBench's row schema
+    (`id`, `query`, `response` [two], `human_ranking` [0 marks the better], `image`), media
+    beside it, so `mmcritic eval --tasks vl_rewardbench --task-data
+    vl_rewardbench=OUT/test.jsonl` runs with no download; the better response is first in half
+    the rows."""
+    task = get_task(task_name)
+    if task.modality != "image":
+        raise ValueError(f"a critic benchmark holds images; task {task_name!r} makes videos")
+    if n <= 0 or not 2 <= colors <= len(COLORS):
+        raise ValueError(f"n must be positive and colors in 2..{len(COLORS)}; got {n}, {colors}")
+    target = out_dir / BENCHMARK_FILE
+    if target.exists() and not overwrite:
+        raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+    (out_dir / MEDIA_DIR).mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    rows = []
+    for index, label in enumerate(_balanced_labels(n, 0.0, rng)):
+        truth, media = _drawn(task, index, rng, out_dir, list(COLORS)[:colors])
+        better_first = label == "1"
+        rows.append(
+            {
+                "id": f"synth-{task_name}-{index:06d}",
+                "query": truth.question,
+                "response": [truth.correct, truth.wrong][:: 1 if better_first else -1],
+                "human_ranking": [0, 1] if better_first else [1, 0],
+                "image": media.images[0],
+            }
+        )
+    target.write_text("".join(json_text(row) + "\n" for row in rows))
+    return {"benchmark": str(target), "rows": n, "task": "vl_rewardbench", "seed": seed}
 
 
 def _balanced_labels(n: int, tie_fraction: float, rng: random.Random) -> list[str]:
