@@ -11,6 +11,7 @@ lines off.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -64,13 +65,17 @@ class CompactProgress(ProgressCallback):
         if not state.is_world_process_zero or bar is None or bar.disable or not logs:
             return
         if "train_runtime" in logs:  # the end of training
-            bar.write(f"trained to step {state.global_step} in {_clock(logs['train_runtime'])}")
+            bar.write(
+                f"trained to step {state.global_step} in {_clock(logs['train_runtime'])}",
+                file=sys.stderr,
+            )
             return
         now, seconds_per_step = time.perf_counter(), None
         if self._last is not None and state.global_step > self._last[1]:
             seconds_per_step = (now - self._last[0]) / (state.global_step - self._last[1])
         self._last = (now, state.global_step)
-        bar.write(progress_line(state.global_step, state.max_steps, logs, seconds_per_step))
+        line = progress_line(state.global_step, state.max_steps, logs, seconds_per_step)
+        bar.write(line, file=sys.stderr)  # stdout holds results alone
 
 
 def use_compact_progress(trainer: Any) -> None:
