@@ -100,8 +100,10 @@ def run_quickstart(
     grpo_recipe: Path,
     data: QuickstartData | None = None,
     overrides: list[str] | None = None,
+    sft_overrides: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Warm start then GRPO; returns held-out reports of both, the gains and the curve's path."""
+    """Warm start then GRPO; returns held-out reports of both, the gains and the curve's path.
+    `overrides` change the GRPO recipe, `sft_overrides` the warm start's."""
     data = data or QuickstartData()
     paths = prepare_inputs(work_dir, data)
     data_paths = [f"data.train={paths['train']}", f"data.eval={paths['heldout']}"]
@@ -113,6 +115,7 @@ def run_quickstart(
             f"model.name_or_path={paths['model']}",
             *data_paths,
             *seeded,
+            *(sft_overrides or []),
         ],
     )
     # read before the warm start, so a mistyped override stops the run before any training
@@ -125,6 +128,12 @@ def run_quickstart(
             *seeded,
             *(overrides or []),
         ],
+    )
+    logger.info(
+        "quickstart in %s: warm start in sft/, the critic in grpo/final, the report in %s and "
+        "the curve in learning_curve.png",
+        work_dir,
+        REPORT_FILE,
     )
     started = time.perf_counter()
     warm = train(sft)

@@ -6,9 +6,11 @@
 #   VENV=/path/to/env bash scripts/install.sh
 #
 # torch and torchvision come first, and only when the environment lacks a working pair: a GPU
-# user's own CUDA build is left untouched. On a CPU-only machine the registry's standard builds
-# are installed; they run on the CPU, and unlike a CPU-only torch they come with a matching
-# torchvision, which transformers' Qwen2-VL video processor and qwen-vl-utils need.
+# user's own CUDA build is left untouched. On a machine without an NVIDIA driver they come from
+# PyTorch's CPU index (MMCRITIC_TORCH_CPU_INDEX), a matching pair without CUDA libraries, when it
+# can be reached; otherwise from the registry's standard builds, which run on the CPU too (a CPU
+# torch from a registry without its torchvision cannot serve: transformers' Qwen2-VL video
+# processor and qwen-vl-utils need torchvision).
 # deepspeed builds from source and imports torch in its setup, so it is installed after torch,
 # without build isolation and without pre-compiled ops (they are JIT-built when first used).
 #
@@ -44,6 +46,7 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
+cpu_index="${MMCRITIC_TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}"
 
 install_deepspeed() {
   if ! "$venv/bin/python" -c "import deepspeed" >/dev/null 2>&1; then
@@ -100,7 +103,14 @@ fi
 if "$venv/bin/python" -c "import torch, torchvision, torchvision.ops; torchvision.ops.nms" \
     >/dev/null 2>&1; then
   echo "[mmcritic] keeping the installed torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)')"
+elif ! command -v nvidia-smi >/dev/null && "$venv/bin/python" -c \
+    "import urllib.request; urllib.request.urlopen('$cpu_index/torch/', timeout=5)" >/dev/null 2>&1; then
+  # no NVIDIA driver: PyTorch's CPU builds (about 1 GB) instead of the CUDA ones (about 5.5 GB)
+  echo "[mmcritic] no NVIDIA driver: installing the CPU builds of torch and torchvision"
+  "${pip[@]}" install --quiet --index-url "$cpu_index" torch torchvision
 else
+  # a GPU machine, or PyTorch's CPU index out of reach (a registry mirror): the standard builds,
+  # which carry CUDA libraries (about 5.5 GB) and run on the CPU as well
   echo "[mmcritic] installing torch and torchvision"
   "${pip[@]}" install --quiet torch torchvision
 fi

@@ -4,9 +4,16 @@ on the paper's prompt, right in both orders, not just with the better response i
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import COLORS
@@ -14,6 +21,15 @@ from mmcritic.models.tiny import TinyModelSpec
 from mmcritic_dev.quickstart import REPORT_FILE, QuickstartData, prepare_inputs, run_quickstart
 
 RECIPES = Path(__file__).parents[1] / "recipes"
+README = Path(__file__).parents[1] / "README.md"
+
+
+def _readme_range() -> tuple[float, float]:
+    """The range of position-consistent accuracy the README tells a user to expect."""
+    stated = r"expect a result between ([\d.]+)% and ([\d.]+)% right in both orders"
+    found = re.search(stated, " ".join(README.read_text().split()))
+    assert found, "the README states no range for the quickstart"
+    return float(found.group(1)), float(found.group(2))
 
 
 @pytest.mark.slow
@@ -23,8 +39,10 @@ def test_quickstart_grpo_adds_25_points_of_position_consistent_heldout_accuracy(
     )
     assert report["data"]["template"] == "pairwise"
     assert report["data"]["colors"] == 6
-    assert report["warm_start"]["format_rate"] == 1.0
+    assert report["warm_start"]["format_rate"] == report["grpo"]["format_rate"] == 1.0
     assert report["gain_consistent_points"] >= 25, report
+    low, high = _readme_range()
+    assert low <= 100 * report["grpo"]["consistent_accuracy"] <= high, report
     assert json.loads((tmp_path / REPORT_FILE).read_text()) == report
     history = json.loads((tmp_path / "grpo" / "log_history.json").read_text())
     assert sum("heldout/consistent_accuracy" in entry for entry in history) >= 5, "no curve"
@@ -41,3 +59,49 @@ def test_quickstart_builds_its_model_at_the_width_and_palette_it_names(tmp_path)
     assert config["vision_config"]["hidden_size"] == 192
     colours = {record.meta["color"] for record in read_records(paths["train"])}
     assert colours == set(list(COLORS)[:3]), colours
+
+
+def _quickstart_process(work: Path) -> subprocess.Popen:
+    """The quickstart cut short (6 warm-start steps, 4 GRPO steps, a checkpoint every 2)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from mmcritic_dev.quickstart import QuickstartData, run_quickstart\n"
+        f"recipes = Path({str(RECIPES)!r})\n"
+        "run_quickstart(Path(sys.argv[1]), recipes / 'quickstart_cpu_sft.yaml',\n"
+        "    recipes / 'quickstart_cpu.yaml', QuickstartData(n_train=16, n_heldout=4),\n"
+        "    ['max_steps=4', 'save_steps=2', 'logging_steps=2', 'data.eval_every=2'],\n"
+        "    ['max_steps=6', 'save_steps=2', 'logging_steps=2'])\n"
+    )
+    command = [sys.executable, "-c", code, str(work)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_a_quickstart_interrupted_in_its_warm_start_ends_where_an_uninterrupted_one_does(
+    tmp_path,
+):
+    straight = _quickstart_process(tmp_path / "straight")
+    assert straight.wait(timeout=900) == 0, straight.stderr.read()[-3000:]
+
+    work = tmp_path / "interrupted"
+    process = _quickstart_process(work)
+    deadline = time.monotonic() + 600
+    while not (work / "sft" / "checkpoint-2" / "trainer_state.json").is_file():
+        assert process.poll() is None, process.stderr.read()[-3000:]
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert not (work / "sft" / "final").exists()
+    resumed = _quickstart_process(work)
+    assert resumed.wait(timeout=900) == 0, resumed.stderr.read()[-3000:]
+
+    for stage in ("sft", "grpo"):
+        expected = load_file(str(tmp_path / "straight" / stage / "final" / "model.safetensors"))
+        got = load_file(str(work / stage / "final" / "model.safetensors"))
+        assert all(torch.equal(expected[name], got[name]) for name in expected), stage
+    report = (work / REPORT_FILE).read_text()
+    again = _quickstart_process(work)
+    assert again.wait(timeout=900) == 0, again.stderr.read()[-3000:]
+    assert (work / REPORT_FILE).read_text() == report  # a finished quickstart stays as it is

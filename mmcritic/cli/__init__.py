@@ -636,6 +636,8 @@ def _how_to_resume(args: argparse.Namespace) -> str:
     """What to run after Ctrl-C: for a training run, the checkpoint it will continue from."""
     if args.command == "eval":
         return "run the same command with --resume to go on from the samples already written"
+    if args.command == "preprocess":
+        return "run the same command with --resume to go on from the rows already converted"
     if args.command != "train" or getattr(args, "dry_run", False):
         return "nothing was kept"
     from mmcritic.train.config import load_recipe
