@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mmcritic.data.synth import synthesize
 from mmcritic.models import build_tiny_model
 
 
@@ -22,3 +23,21 @@ def tiny_model_and_processor(tiny_model_dir: Path):
 
     model = Qwen2_5_VLForConditionalGeneration.from_pretrained(tiny_model_dir).eval()
     return model, AutoProcessor.from_pretrained(tiny_model_dir)
+
+
+@pytest.fixture(scope="session")
+def color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """16 synthetic colour pairs (seed 0), read and never written by the tests."""
+    folder = tmp_path_factory.mktemp("color")
+    synthesize("color", 16, folder, seed=0, overwrite=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def warm_model(tiny_model_dir, color_data, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model after a format warm start on both verdicts of every prompt: it answers in
+    the boxed format but is unsure which index to box, so GRPO rollouts earn different rewards
+    and produce gradients."""
+    from tests.test_train import format_warm_start
+
+    return format_warm_start(tiny_model_dir, color_data, tmp_path_factory.mktemp("warm"))

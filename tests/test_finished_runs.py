@@ -10,23 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from mmcritic.data.synth import synthesize
 from mmcritic.train.run import FINAL_DIR, HELDOUT_FILE, LOG_HISTORY_FILE, train
-from tests.test_train import changed_tensors, format_warm_start, tiny_recipe, weights
-
-
-@pytest.fixture(scope="module")
-def color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("color")
-    synthesize("color", 16, folder, seed=0, overwrite=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def warm_model(tiny_model_dir, color_data, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A model that boxes either index, so GRPO groups have a reward spread and train."""
-    return format_warm_start(tiny_model_dir, color_data, tmp_path_factory.mktemp("warm"))
-
+from tests.test_train import changed_tensors, tiny_recipe, weights
 
 STAGES = {
     # groups of 8 answers with room to box one: some groups have a reward spread

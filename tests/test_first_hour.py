@@ -14,20 +14,12 @@ from pathlib import Path
 import pytest
 
 from mmcritic.cli import main
-from mmcritic.data.synth import synthesize
 from mmcritic.models.loading import check_model, looks_like_a_path
 from mmcritic.train.config import RecipeError, load_recipe
 from mmcritic.train.progress import progress_line
 from tests.media_factory import write_png
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
-
-
-@pytest.fixture(scope="module")
-def color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("color")
-    synthesize("color", 16, folder, seed=0, overwrite=True)
-    return folder
 
 
 def _train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]:

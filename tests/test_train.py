@@ -26,25 +26,10 @@ RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 
 
 @pytest.fixture(scope="module")
-def color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("color")
-    synthesize("color", 16, folder, seed=0, overwrite=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
 def unseen_color_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("color_unseen")
     synthesize("color", 16, folder, seed=5, overwrite=True)
     return folder
-
-
-@pytest.fixture(scope="module")
-def warm_model(tiny_model_dir, color_data, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny model after a format warm start on both verdicts of every prompt: it answers in
-    the boxed format but is unsure which index to box, so GRPO rollouts earn different rewards
-    and produce gradients."""
-    return format_warm_start(tiny_model_dir, color_data, tmp_path_factory.mktemp("warm"))
 
 
 def format_warm_start(model: Path, data: Path, out: Path, *overrides: str) -> Path:
