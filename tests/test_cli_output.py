@@ -8,9 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mmcritic.data.synth import synthesize
-
-RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
+from tests.test_first_hour import train_args
 
 
 def _mmcritic(*args: str) -> subprocess.CompletedProcess:
@@ -18,24 +16,9 @@ def _mmcritic(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
-def test_train_prints_its_result_alone_on_stdout(tiny_model_dir, tmp_path) -> None:
-    synthesize("color", 8, tmp_path / "data", seed=0, overwrite=True)
-    done = _mmcritic(
-        "train",
-        str(RECIPE),
-        f"output_dir={tmp_path / 'run'}",
-        f"model.name_or_path={tiny_model_dir}",
-        f"data.train={tmp_path / 'data'}",
-        "data.eval=null",
-        "max_steps=1",
-        "save_steps=1",
-        "logging_steps=1",
-        "report_to=[]",
-        "grpo.num_generations=2",
-        "grpo.max_completion_length=4",
-        "grpo.both_orders=false",
-        "optim.per_device_train_batch_size=2",
-    )
+def test_train_prints_its_result_alone_on_stdout(tiny_model_dir, color_data, tmp_path) -> None:
+    args = train_args(tiny_model_dir, color_data, tmp_path / "run", "max_steps=1", "save_steps=1")
+    done = _mmcritic(*args)
 
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)

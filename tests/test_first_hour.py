@@ -22,7 +22,8 @@ from tests.media_factory import write_png
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 
 
-def _train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]:
+def train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]:
+    """`mmcritic train` of the quickstart recipe, cut to steps of two short answers."""
     return [
         "train",
         str(RECIPE),
@@ -66,7 +67,7 @@ def test_a_mistyped_override_is_named_as_the_override(tmp_path) -> None:
 
 
 def test_a_dry_run_that_lists_problems_exits_2(tiny_model_dir, tmp_path, capsys) -> None:
-    args = _train_args(tiny_model_dir, tmp_path / "nowhere", tmp_path / "run")
+    args = train_args(tiny_model_dir, tmp_path / "nowhere", tmp_path / "run")
     assert main(["--quiet", *args, "--dry-run"]) == 2
     assert json.loads(capsys.readouterr().out)["problems"]
 
@@ -92,7 +93,7 @@ def test_training_writes_a_line_per_step_and_a_card_naming_its_base_model(
     tiny_model_dir, color_data, tmp_path
 ) -> None:
     out = tmp_path / "run"
-    process = _mmcritic(*_train_args(tiny_model_dir, color_data, out, "max_steps=2"))
+    process = _mmcritic(*train_args(tiny_model_dir, color_data, out, "max_steps=2"))
     _, stderr = process.communicate(timeout=600)
     assert process.returncode == 0, stderr[-2000:]
     assert "step 2/2 | reward" in stderr and "s/step | ETA" in stderr
@@ -104,7 +105,7 @@ def test_training_writes_a_line_per_step_and_a_card_naming_its_base_model(
 
 
 def test_quiet_shows_no_progress(tiny_model_dir, color_data, tmp_path) -> None:
-    args = _train_args(tiny_model_dir, color_data, tmp_path / "run", "max_steps=2")
+    args = train_args(tiny_model_dir, color_data, tmp_path / "run", "max_steps=2")
     process = _mmcritic("--quiet", *args)
     stdout, stderr = process.communicate(timeout=600)
     assert process.returncode == 0, stderr[-2000:]
@@ -116,7 +117,7 @@ def test_ctrl_c_ends_in_one_line_naming_the_checkpoint_to_resume_from(
     tiny_model_dir, color_data, tmp_path
 ) -> None:
     out = tmp_path / "run"
-    args = _train_args(tiny_model_dir, color_data, out, "max_steps=500", "save_steps=2")
+    args = train_args(tiny_model_dir, color_data, out, "max_steps=500", "save_steps=2")
     process = _mmcritic(*args)
     deadline = time.monotonic() + 300
     while not (out / "checkpoint-4" / "trainer_state.json").is_file():
