@@ -20,11 +20,12 @@ for each other make every step several times slower.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import sys
 import time
 from pathlib import Path
 
+from mmcritic.cli import run_reported
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic_dev.quickstart import QuickstartData, run_seeds
 
@@ -55,6 +56,11 @@ def main() -> None:
     parser.add_argument("overrides", nargs="*", help="GRPO recipe overrides, e.g. max_steps=50")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    resume = f"run the same command to go on from the checkpoints in {args.work}"
+    sys.exit(run_reported(lambda: _learning(args), after_interrupt=lambda: resume))
+
+
+def _learning(args: argparse.Namespace) -> dict:
     threads = set_cpu_threads(args.threads)
     started = time.perf_counter()
     report = run_seeds(
@@ -75,7 +81,7 @@ def main() -> None:
     )
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     report["threads"] = threads
-    print(json.dumps(report, indent=2))
+    return report
 
 
 if __name__ == "__main__":
