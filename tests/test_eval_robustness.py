@@ -165,3 +165,20 @@ def test_a_row_the_reader_cannot_parse_is_rejected_with_its_text(tiny_model_dir,
     assert [line["raw"] for line in rejected] == [repr(f"{line}\n") for line in lines[1:3]]
     again = run_eval(_options(tiny_model_dir, data, out, resume=True))
     assert again["tasks"]["chartqa"]["n_rejected"] == 2
+
+
+def test_a_finished_eval_resumed_leaves_its_files_as_they_were(
+    tiny_model_dir, bad_benchmark, tmp_path
+) -> None:
+    out = tmp_path / "run"
+    first = run_eval(_options(tiny_model_dir, bad_benchmark, out))
+    assert first["engine"]["samples_this_run"] == 2
+
+    def files() -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in out.iterdir() if p.name != ".mmcritic.lock"}
+
+    before = files()
+    again = run_eval(_options(tiny_model_dir, bad_benchmark, out, resume=True))
+
+    assert files() == before  # the speed of the run that did the work stays on record
+    assert again["engine"] == first["engine"]

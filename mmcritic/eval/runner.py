@@ -200,19 +200,30 @@ def _run_eval(options: EvalOptions, backend: Backend | None, judge: Judge | None
     _check_settings(options)
     backend = backend or _backend(options)
     results: dict[str, Any] = {"model": options.model, "tasks": {}}
+    earlier_engine = _earlier_results(options.output).get("engine")
     started, answered = time.perf_counter(), 0
     for name in options.tasks:
-        task = run_task(get_task(name), options, backend, judge)
-        results["tasks"][name] = task
-        answered += task["n_answered_this_run"]
+        results["tasks"][name], answered_now = run_task(get_task(name), options, backend, judge)
+        answered += answered_now
         seconds = time.perf_counter() - started
         results["engine"] = _describe(backend) | {
             "samples_this_run": answered,
             "samples_per_s": answered / seconds if seconds > 0 else None,
         }
+        if not answered and earlier_engine:  # a finished run resumed: its speed stays on record
+            results["engine"] = earlier_engine
         _write_json(options.output / "results.json", results)
     _write_rejected_rows(options)
     return results
+
+
+def _earlier_results(output: Path) -> dict[str, Any]:
+    """The results.json an earlier run left in the folder, or {} (none, or unreadable)."""
+    try:
+        earlier = json.loads((output / "results.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return earlier if isinstance(earlier, dict) else {}
 
 
 def _write_rejected_rows(options: EvalOptions) -> None:
@@ -274,10 +285,10 @@ def samples_path(output: Path, task: str) -> Path:
 
 def run_task(
     task: Task, options: EvalOptions, backend: Backend, judge: Judge | None = None
-) -> dict[str, Any]:
-    """Runs one task to completion (skipping finished samples) and returns its results;
-    `n_answered_this_run` counts the samples this run answered and scored, which a resumed run's
-    speed is measured on."""
+) -> tuple[dict[str, Any], int]:
+    """Runs one task to completion (skipping finished samples); returns its results and the
+    number of samples this run answered and scored, which a resumed run's speed is measured
+    on."""
     log = SampleLog(samples_path(options.output, task.name), options.resume)
     rows = TaskRows(task, options.task_data.get(task.name))
     root = options.media_root.get(task.name)
@@ -300,7 +311,7 @@ def run_task(
     _report_unscored(task.name, kept)
     scored = [r for r in kept if not any(key in r for key in UNSCORED)]
     result = _task_result(task, options, scored, rows.location)
-    return result | _unscored_counts(kept) | {"n_answered_this_run": answered}
+    return result | _unscored_counts(kept), answered
 
 
 def _pending(
