@@ -176,3 +176,20 @@ def test_an_unknown_hub_id_fails_at_once_offline() -> None:
     with pytest.raises(FileNotFoundError, match="no such folder here, and not"):
         check_model("someorg/no-such-model")
     assert time.monotonic() - started < 15  # hub retries took half a minute
+
+
+def test_no_folder_inside_a_hidden_one_is_suggested(tmp_path, monkeypatch) -> None:
+    """Hidden folders (`.venv`, `.git`, caches) are not searched: their thousands of folders
+    would use up the search before the runs, and a model copy inside one is no run."""
+    monkeypatch.chdir(tmp_path)
+    for model in ("runs/.trash/critic2", "runs/quickstart/grpo/final"):
+        (tmp_path / model).mkdir(parents=True)
+        (tmp_path / model / "config.json").write_text("{}")
+
+    with pytest.raises(FileNotFoundError) as missing:
+        check_model("runs/critic")
+
+    assert (
+        str(missing.value)
+        == "no such folder: runs/critic; did you mean runs/quickstart/grpo/final?"
+    )

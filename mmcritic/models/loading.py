@@ -110,14 +110,17 @@ def looks_like_a_path(name: str) -> bool:
 def nearest_model_folders(missing: Path, limit: int = 3) -> str:
     """ "; did you mean ...?" naming the model folders (holding config.json or an adapter) under
     the missing path's nearest existing parent that read most like it; "" when there are none.
-    At most `_SCANNED` folders are looked at, so a huge tree costs little."""
+    At most `_SCANNED` folders are looked at, so a huge tree costs little, and hidden ones
+    (`.venv`, `.git`, caches) not at all: in a project folder they would use up the budget
+    before `runs/` is reached."""
     parent = missing.parent
     while not parent.is_dir() and parent != parent.parent:
         parent = parent.parent
     found: list[str] = []
-    for count, (folder, _, files) in enumerate(os.walk(parent)):
+    for count, (folder, subfolders, files) in enumerate(os.walk(parent)):
         if count >= _SCANNED:
             break
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
         if "config.json" in files or ADAPTER_CONFIG in files:
             found.append(folder)
     if not found:
