@@ -601,9 +601,13 @@ def run_script(dataset: Any) -> NoReturn:
     sys.exit(
         run_reported(
             lambda: script_main(dataset),
-            after_interrupt=lambda: "run the same command with --resume to go on",
+            after_interrupt=lambda: PREPROCESS_RESUME,
         )
     )
+
+
+# what an interrupted conversion (`mmcritic preprocess`, a `preprocessing/` script) says
+PREPROCESS_RESUME = "run the same command with --resume to go on from the rows already converted"
 
 
 @contextmanager
@@ -637,7 +641,7 @@ def _how_to_resume(args: argparse.Namespace) -> str:
     if args.command == "eval":
         return "run the same command with --resume to go on from the samples already written"
     if args.command == "preprocess":
-        return "run the same command with --resume to go on from the rows already converted"
+        return PREPROCESS_RESUME
     if args.command != "train" or getattr(args, "dry_run", False):
         return "nothing was kept"
     from mmcritic.train.config import load_recipe
