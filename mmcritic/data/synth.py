@@ -242,11 +242,7 @@ def synthesize(
     short sentence, so a critic trained on them can judge such a policy's answers.
     """
     task = get_task(task_name)
-    if n <= 0:
-        raise ValueError(f"n must be positive, got {n}")
-    if not 2 <= colors <= len(COLORS):
-        raise ValueError(f"colors must be between 2 and {len(COLORS)}, got {colors}")
-    palette = list(COLORS)[:colors]
+    palette = _palette(n, colors)
     if not 0.0 <= tie_fraction <= 1.0:
         raise ValueError(f"the tie fraction must be in [0, 1], got {tie_fraction}")
     if responses not in RESPONSE_STYLES:
@@ -304,8 +300,7 @@ def write_critic_benchmark(
     task = get_task(task_name)
     if task.modality != "image":
         raise ValueError(f"a critic benchmark holds images; task {task_name!r} makes videos")
-    if n <= 0 or not 2 <= colors <= len(COLORS):
-        raise ValueError(f"n must be positive and colors in 2..{len(COLORS)}; got {n}, {colors}")
+    palette = _palette(n, colors)
     target = out_dir / BENCHMARK_FILE
     if target.exists() and not overwrite:
         raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
@@ -313,7 +308,7 @@ def write_critic_benchmark(
     rng = random.Random(seed)
     rows = []
     for index, label in enumerate(_balanced_labels(n, 0.0, rng)):
-        truth, media = _drawn(task, index, rng, out_dir, list(COLORS)[:colors])
+        truth, media = _drawn(task, index, rng, out_dir, palette)
         better_first = label == "1"
         rows.append(
             {
@@ -326,6 +321,15 @@ def write_critic_benchmark(
         )
     target.write_text("".join(json_text(row) + "\n" for row in rows))
     return {"benchmark": str(target), "rows": n, "task": "vl_rewardbench", "seed": seed}
+
+
+def _palette(n: int, colors: int) -> list[str]:
+    """The first `colors` colours, after checking the item count and palette size."""
+    if n <= 0:
+        raise ValueError(f"n must be positive, got {n}")
+    if not 2 <= colors <= len(COLORS):
+        raise ValueError(f"colors must be between 2 and {len(COLORS)}, got {colors}")
+    return list(COLORS)[:colors]
 
 
 def _balanced_labels(n: int, tie_fraction: float, rng: random.Random) -> list[str]:
