@@ -1,19 +1,37 @@
-"""Shared fixtures. The tiny model is built once per session: every test that needs a real
-Qwen2.5-VL shares it instead of paying for a build."""
+"""Shared fixtures. The tiny models are built once per session: every test that needs a real
+Qwen2.5-VL (or a model of another family) shares one instead of paying for a build."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mmcritic.data.synth import synthesize
 from mmcritic.models import build_tiny_model
+from mmcritic.models.families import DEFAULT_FAMILY
+
+FAMILY_NAMES = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
 
 
 @pytest.fixture(scope="session")
-def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_model(tmp_path_factory.mktemp("tiny_qwen2_5_vl"))
+def tiny_family(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """`tiny_family(name)`: the tiny model of that family, built on first use."""
+    built: dict[str, Path] = {}
+
+    def model_of(family: str) -> Path:
+        if family not in built:
+            folder = tmp_path_factory.mktemp(f"tiny_{family}")
+            built[family] = build_tiny_model(folder, family=family)
+        return built[family]
+
+    return model_of
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tiny_family) -> Path:
+    return tiny_family(DEFAULT_FAMILY)
 
 
 @pytest.fixture(scope="session")

@@ -173,7 +173,8 @@ def test_a_batch_gives_each_prompt_its_placeholders_and_the_processor_every_item
         Request("Q2", two_images[1]),
         Request("Q3", None),
     ]
-    HFEngine(None, None).generate(requests, Sampling())
+    qwen2_5_vl = SimpleNamespace(config=SimpleNamespace(model_type="qwen2_5_vl"))
+    HFEngine(qwen2_5_vl, None).generate(requests, Sampling())
 
     parts = [[part["type"] for part in prompt[0]["content"]] for prompt in seen["prompts"]]
     assert parts == [["image", "image", "video", "video", "text"], ["image", "text"], ["text"]]

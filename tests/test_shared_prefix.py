@@ -18,6 +18,7 @@ from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.synth import synthesize
 from mmcritic.models import build_tiny_model
+from mmcritic.models.families import family_of_model
 from mmcritic.models.generation import encode_batch
 from mmcritic.models.published import released_widths
 from mmcritic.train.config import load_recipe
@@ -25,6 +26,7 @@ from mmcritic.train.examples import MediaLoader, to_dataset
 from mmcritic.train.media_rollout import encode_prompts, token_types
 from mmcritic.train.run import make_trainer
 from mmcritic.train.shared_prefix import Groups, build_layout
+from tests.conftest import FAMILY_NAMES
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 GENERATIONS = 3
@@ -48,7 +50,7 @@ def trainer_for(model: Path, data: Path, out: Path, *overrides: str):
             *overrides,
         ],
     )
-    budget = recipe.data.media_budget
+    budget = family_of_model(model).media_budget(recipe.data.media_budget)
     processor = AutoProcessor.from_pretrained(model)
     dataset = to_dataset(read_records(data), budget)
     trainer = make_trainer(recipe, processor, dataset)
@@ -160,23 +162,26 @@ def color_set(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.parametrize("family", FAMILY_NAMES)
 @pytest.mark.parametrize("shuffle", [False, True], ids=["grouped", "shuffled"])
 def test_grouped_pass_equals_the_standard_pass_on_images(
-    tiny_model_dir, color_set, tmp_path, shuffle
+    tiny_family, color_set, tmp_path, shuffle, family
 ):
-    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
+    trainer, budget = trainer_for(tiny_family(family), color_set, tmp_path)
     ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle)
     assert mask[:, : ids.size(1) - 7].min() == 0, "prompts of different lengths: left padding"
     standard, shared = _both_passes(trainer, ids, mask, 7, groups, kwargs)
     _assert_same(standard, shared)
 
 
+@pytest.mark.parametrize("family", FAMILY_NAMES)
 @pytest.mark.parametrize("batch_size", [None, 6], ids=["one_chunk", "two_chunks"])
-def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_path, batch_size):
-    """Videos ride with their rows: chunks of whole groups take their own rows' videos."""
+def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_family, tmp_path, batch_size, family):
+    """Videos ride with their rows: chunks of whole groups take their own rows' videos (on
+    Qwen3-VL each frame pair its own run of video tokens behind a timestamp)."""
     data = tmp_path / "motion"
     synthesize("motion", 3, data, seed=1, overwrite=True)
-    trainer, budget = trainer_for(tiny_model_dir, data, tmp_path / "run")
+    trainer, budget = trainer_for(tiny_family(family), data, tmp_path / "run")
     records = read_records(data)
     media = MediaLoader(budget).load_records(records)
     encoded = encode_prompts(
@@ -209,14 +214,15 @@ def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_model_dir, tmp_pat
     _assert_same(standard, shared)
 
 
+@pytest.mark.parametrize("family", FAMILY_NAMES)
 def test_in_float64_the_grouped_gradients_are_the_standard_ones_up_to_rounding(
-    tiny_model_dir, color_set, tmp_path
+    tiny_family, color_set, tmp_path, family
 ):
     """GRPO-like weights (advantages that cancel within each group) in float64: the grouped
     pass's log-probs equal the standard pass's exactly and its gradients to 1e-6 relative,
     the rounding of TRL's log-prob head, which computes in float32 whatever the model's
     dtype. A wrong mask, position or gather would differ by orders of magnitude more."""
-    trainer, budget = trainer_for(tiny_model_dir, color_set, tmp_path)
+    trainer, budget = trainer_for(tiny_family(family), color_set, tmp_path)
     trainer.model.to(torch.float64)
     ids, mask, groups, kwargs = _image_batch(trainer, budget, color_set, 4, 7, shuffle=True)
     kwargs["pixel_values"] = kwargs["pixel_values"].to(torch.float64)

@@ -45,12 +45,19 @@ class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def _add_tiny_model(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.models.families import FAMILIES
     from mmcritic.models.tiny import TinyModelSpec
 
     parser = _command(
-        commands, "tiny-model", "build the local tiny random-weight Qwen2.5-VL model (no download)"
+        commands, "tiny-model", "build a local tiny random-weight Qwen-VL model (no download)"
     )
     parser.add_argument("out", type=Path, help="folder to save the model and processor in")
+    parser.add_argument(
+        "--family",
+        choices=sorted(FAMILIES),
+        default=TinyModelSpec.family,
+        help="model family: its classes, processor, pixel grid and chat template",
+    )
     for flag, (field_name, meaning) in TINY_MODEL_FLAGS.items():
         parser.add_argument(
             f"--{flag}",
@@ -79,7 +86,8 @@ TINY_MODEL_FLAGS = {
 def _run_tiny_model(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.models.tiny import TinyModelSpec, build_tiny_model
 
-    spec = TinyModelSpec(**{name: getattr(args, name) for name, _ in TINY_MODEL_FLAGS.values()})
+    sizes = {name: getattr(args, name) for name, _ in TINY_MODEL_FLAGS.values()}
+    spec = TinyModelSpec(family=args.family, **sizes)
     out = build_tiny_model(args.out, spec)
     return {"model": str(out), "spec": spec.__dict__}
 
@@ -157,6 +165,7 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
     from mmcritic.data.convert import BuildOptions
     from mmcritic.data.formats import FORMATS
     from mmcritic.data.media import DEFAULT_MAX_IMAGE_PIXELS
+    from mmcritic.models.families import DEFAULT_FAMILY, FAMILIES
 
     parser = _command(
         commands, "preprocess", "convert raw preference data into a verifiable dataset"
@@ -196,6 +205,12 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
         "--max-response-chars", type=int, default=20_000, help="reject longer responses"
     )
     parser.add_argument("--tokenizer", help="count prompt tokens exactly with this tokenizer")
+    parser.add_argument(
+        "--family",
+        choices=sorted(FAMILIES),
+        default=DEFAULT_FAMILY,
+        help="model family the data is for: visual tokens are counted on its pixel grid",
+    )
     parser.add_argument(
         "--columns",
         action="append",
@@ -240,6 +255,7 @@ def _add_preprocess(commands: argparse._SubParsersAction) -> None:
 def _run_preprocess(args: argparse.Namespace) -> dict[str, Any]:
     from mmcritic.data.convert import BuildOptions, PreprocessOptions, preprocess
     from mmcritic.data.sources import Source
+    from mmcritic.models.families import family_named
 
     build = BuildOptions(
         template=args.template,
@@ -253,6 +269,7 @@ def _run_preprocess(args: argparse.Namespace) -> dict[str, Any]:
         max_prompt_tokens=args.max_prompt_tokens or None,
         max_response_chars=args.max_response_chars,
         tokenizer=args.tokenizer,
+        patch_size=family_named(args.family).patch_size,
     )
     options = PreprocessOptions(
         format=args.format,

@@ -53,6 +53,7 @@ from mmcritic.data.prompts import (
     think_boxed_suffix,
     user_message,
 )
+from mmcritic.data.resize import PATCH_SIZE
 from mmcritic.data.schema import ConvertedRows, Record, RecordError
 from mmcritic.data.sources import Source, iter_raw_rows, read_row
 from mmcritic.data.video import VideoBudget, video_token_count
@@ -91,6 +92,7 @@ class BuildOptions:
     max_prompt_tokens: int | None = 6142  # LLaVA-Critic-R1's limit
     max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
     tokenizer: str | None = None
+    patch_size: int = PATCH_SIZE  # the vision patch of the model family the data is for
 
     def __post_init__(self) -> None:
         if self.ties not in ("drop", "keep"):
@@ -257,18 +259,23 @@ def _token_counter(tokenizer: str | None) -> Callable[[str], int]:
 
 
 def resolve_media(
-    raw: RawMedia, resolver: MediaResolver, budget: PixelBudget, video_budget: VideoBudget
+    raw: RawMedia,
+    resolver: MediaResolver,
+    budget: PixelBudget,
+    video_budget: VideoBudget,
+    patch_size: int = PATCH_SIZE,
 ) -> ResolvedMedia:
-    """Record paths and visual-token cost of an item's media, from headers, before decoding."""
+    """Record paths and visual-token cost of an item's media, from headers, before decoding,
+    for a model of this vision patch size."""
     resolved = ResolvedMedia()
     for value in raw.images:
         path, (width, height) = resolver.image(value)
         resolved.images.append(path)
-        resolved.visual_tokens += image_token_count(width, height, budget)
+        resolved.visual_tokens += image_token_count(width, height, budget, patch_size)
     for value in raw.videos:
         path, info = resolver.video(value)
         resolved.videos.append(path)
-        resolved.visual_tokens += video_token_count(info, video_budget)
+        resolved.visual_tokens += video_token_count(info, video_budget, patch_size)
     return resolved
 
 
@@ -328,7 +335,9 @@ class RowConverter:
     def convert(self, index: int, row: dict[str, Any]) -> list[Record]:
         """The records for one row; raises RecordError saying why there are none."""
         item = self.format.parse(row, index, self.format_options)
-        media = resolve_media(item.media, self.resolver, self.budget, self.options.video)
+        media = resolve_media(
+            item.media, self.resolver, self.budget, self.options.video, self.options.patch_size
+        )
         return self.builder.build(item, media, index)
 
 

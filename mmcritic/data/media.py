@@ -22,12 +22,10 @@ from typing import Any, Literal
 
 from PIL import Image, UnidentifiedImageError
 
-from mmcritic.data.resize import smart_resize
+from mmcritic.data.resize import PATCH_SIZE, smart_resize, token_side
 from mmcritic.data.schema import MEDIA_DIR, RecordError
 from mmcritic.data.video import VideoBudget, VideoInfo, load_video, probe_video
 
-# Qwen2.5-VL: 14-pixel patches merged 2x2, so one visual token covers a 28x28 pixel square.
-PIXELS_PER_TOKEN_SIDE = 28
 REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 MediaCheck = Literal["verify", "decode"]
 # Pillow's own decompression-bomb threshold: larger images are refused from their header.
@@ -58,30 +56,37 @@ class PixelBudget:
 
 @dataclass(frozen=True)
 class MediaBudget:
-    """The image and the video budget of a run, passed around together."""
+    """The image and the video budget of a run, passed around together, and the vision patch
+    size of the model they are spent on (`mmcritic.models.families`): images and frames are
+    resized to multiples of its token side, or the processor would resize them again."""
 
     image: PixelBudget = field(default_factory=PixelBudget)
     video: VideoBudget = field(default_factory=VideoBudget)
+    patch_size: int = PATCH_SIZE
 
 
 @lru_cache(maxsize=65536)
-def image_token_count(width: int, height: int, budget: PixelBudget) -> int:
-    """Visual tokens Qwen2.5-VL spends on an image of this size, computed from the size alone.
+def image_token_count(
+    width: int, height: int, budget: PixelBudget, patch_size: int = PATCH_SIZE
+) -> int:
+    """Visual tokens a model of this patch size spends on an image of this size, computed from
+    the size alone.
 
     Follows qwen-vl-utils' `smart_resize` (`mmcritic.data.resize`), the arithmetic the
     processor's resize follows, so the estimate matches what training will see; cached, since
     a source holds few distinct sizes."""
+    side = token_side(patch_size)
     try:
         resized_h, resized_w = smart_resize(
             height,
             width,
-            factor=PIXELS_PER_TOKEN_SIDE,
+            factor=side,
             min_pixels=budget.min_pixels,
             max_pixels=budget.max_pixels,
         )
     except ValueError as err:
         raise RecordError("media_aspect_ratio", f"a {width}x{height} image: {err}") from err
-    return (resized_h * resized_w) // (PIXELS_PER_TOKEN_SIDE**2)
+    return (resized_h * resized_w) // side**2
 
 
 @lru_cache(maxsize=8192)

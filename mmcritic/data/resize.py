@@ -1,5 +1,6 @@
-"""Qwen2.5-VL's resize arithmetic: the size an image or video frame is resized to before it is
-cut into 28x28-pixel tokens.
+"""Qwen-VL's resize arithmetic: the size an image or video frame is resized to before it is cut
+into square tokens of `token_side(patch_size)` pixels (28 for Qwen2-VL and Qwen2.5-VL's 14-pixel
+patches, 32 for Qwen3-VL's 16-pixel ones).
 
 The same arithmetic as qwen-vl-utils' `smart_resize` (which the processor's resize follows), kept
 here so that counting a prompt's visual tokens does not import qwen-vl-utils, and through it
@@ -13,6 +14,15 @@ import math
 
 # qwen-vl-utils refuses images more than 200 times wider than high, or the reverse
 MAX_ASPECT_RATIO = 200
+# Qwen2-VL and Qwen2.5-VL's vision patch side, the default grid; every family merges 2x2
+# patches into one visual token.
+PATCH_SIZE = 14
+SPATIAL_MERGE_SIZE = 2
+
+
+def token_side(patch_size: int = PATCH_SIZE) -> int:
+    """Pixels along one side of the square one visual token covers."""
+    return patch_size * SPATIAL_MERGE_SIZE
 
 
 def smart_resize(

@@ -21,12 +21,11 @@ from typing import Any
 
 from PIL import Image
 
-from mmcritic.data.resize import MAX_ASPECT_RATIO, smart_resize
+from mmcritic.data.resize import MAX_ASPECT_RATIO, PATCH_SIZE, smart_resize, token_side
 from mmcritic.data.schema import RecordError
 
-PATCH_SIDE = 14
-TOKEN_SIDE = 28  # 14-pixel patches merged 2x2
-FRAME_FACTOR = 2  # Qwen2.5-VL merges two frames into one temporal patch
+TOKEN_SIDE = token_side(PATCH_SIZE)  # the pixel defaults below count Qwen2.5-VL's tokens
+FRAME_FACTOR = 2  # every Qwen-VL family merges two frames into one temporal patch
 
 
 @dataclass(frozen=True)
@@ -170,10 +169,10 @@ def check_video(info: VideoInfo, path: str | Path) -> None:
             "rotation, so the model would see it sideways: re-encode it upright",
         )
     short, long = sorted((info.width, info.height))
-    if short < PATCH_SIDE or long / short > MAX_ASPECT_RATIO:
+    if short < PATCH_SIZE or long / short > MAX_ASPECT_RATIO:
         raise RecordError(
             "video_size",
-            f"video {path} is {info.width}x{info.height}: sides must be at least {PATCH_SIDE} "
+            f"video {path} is {info.width}x{info.height}: sides must be at least {PATCH_SIZE} "
             f"pixels and the aspect ratio at most {MAX_ASPECT_RATIO}",
         )
 
@@ -188,12 +187,15 @@ def sampled_frames(info: VideoInfo, budget: VideoBudget) -> int:
     return smart_nframes(spec, total_frames=info.frames, video_fps=info.fps)
 
 
-def frame_size(info: VideoInfo, frames: int, budget: VideoBudget) -> tuple[int, int]:
-    """(height, width) each sampled frame is resized to, as `fetch_video` computes it."""
+def frame_size(
+    info: VideoInfo, frames: int, budget: VideoBudget, patch_size: int = PATCH_SIZE
+) -> tuple[int, int]:
+    """(height, width) each sampled frame is resized to, as `fetch_video` computes it for a
+    model of this patch size."""
     return smart_resize(
         info.height,
         info.width,
-        factor=TOKEN_SIDE,
+        factor=token_side(patch_size),
         min_pixels=budget.min_pixels,
         max_pixels=frame_max_pixels(frames, budget),
     )
@@ -205,12 +207,13 @@ def frame_max_pixels(frames: int, budget: VideoBudget) -> int:
     return int(max(min(budget.max_pixels, share), int(budget.min_pixels * 1.05)))
 
 
-def video_token_count(info: VideoInfo, budget: VideoBudget) -> int:
+def video_token_count(info: VideoInfo, budget: VideoBudget, patch_size: int = PATCH_SIZE) -> int:
     """Visual tokens the processor will spend on this video, from the header alone."""
     frames = sampled_frames(info, budget)
-    height, width = frame_size(info, frames, budget)
+    height, width = frame_size(info, frames, budget, patch_size)
     temporal = math.ceil(frames / FRAME_FACTOR)
-    return temporal * (height // TOKEN_SIDE) * (width // TOKEN_SIDE)
+    side = token_side(patch_size)
+    return temporal * (height // side) * (width // side)
 
 
 @dataclass
@@ -230,9 +233,10 @@ class LoadedVideo:
         )
 
 
-def load_video(path: str, budget: VideoBudget) -> LoadedVideo:
-    """Decodes and samples a video with decord, resizes it as qwen-vl-utils' `fetch_video` does;
-    a RecordError when the file cannot be decoded, an ImportError when decord is missing."""
+def load_video(path: str, budget: VideoBudget, patch_size: int = PATCH_SIZE) -> LoadedVideo:
+    """Decodes and samples a video with decord, resizes it as qwen-vl-utils' `fetch_video` does
+    for a model of this patch size; a RecordError when the file cannot be decoded, an
+    ImportError when decord is missing."""
     info = probe_video(path)
     budget = replace(
         budget,
@@ -246,7 +250,8 @@ def load_video(path: str, budget: VideoBudget) -> LoadedVideo:
         raise RecordError("media_corrupt", f"cannot decode video {path}: {err}") from err
     metadata = {key: metadata[key] for key in ("fps", "frames_indices", "total_num_frames")}
     return LoadedVideo(
-        frames=_resize(frames, frame_size(info, len(frames), budget)), metadata=metadata
+        frames=_resize(frames, frame_size(info, len(frames), budget, patch_size)),
+        metadata=metadata,
     )
 
 
@@ -289,7 +294,9 @@ def processor_video_kwargs(videos: list[LoadedVideo]) -> dict[str, Any]:
     }
 
 
-def load_frames(paths: Sequence[str], fps: float, budget: VideoBudget) -> LoadedVideo:
+def load_frames(
+    paths: Sequence[str], fps: float, budget: VideoBudget, patch_size: int = PATCH_SIZE
+) -> LoadedVideo:
     """Samples and resizes frame files as `load_video` does a video file: the frame count comes
     from the budget (`sampled_frames`), the frames are picked evenly as qwen-vl-utils' video
     readers pick them, and qwen-vl-utils' `fetch_video` resizes them. The metadata names the
@@ -310,7 +317,7 @@ def load_frames(paths: Sequence[str], fps: float, budget: VideoBudget) -> Loaded
         "total_pixels": budget.total_pixels,
     }
     try:
-        frames = fetch_video(spec)
+        frames = fetch_video(spec, image_patch_size=patch_size)
     except Exception as err:  # PIL and torch raise many unrelated types on damaged files
         raise RecordError("media_corrupt", f"cannot load the frames in {folder}: {err}") from err
     metadata = {"fps": fps, "frames_indices": indices, "total_num_frames": len(paths)}

@@ -228,7 +228,7 @@ class ModelBackend:
         try:
             media = self._media(sample, sample.prompt, task)
             for item in media:
-                item.load()
+                item.load(self.engine.patch_size)
         except Exception as err:  # image and video decoders raise many unrelated types
             return f"media: {type(err).__name__}: {str(err)[:300]}"
         return media

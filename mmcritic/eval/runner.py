@@ -243,8 +243,9 @@ def _write_rejected_rows(options: EvalOptions) -> None:
 def _backend(options: EvalOptions) -> Backend:
     if options.model.startswith(REPLAY_PREFIX):
         return ReplayBackend(options.model.removeprefix(REPLAY_PREFIX))
-    media = PROTOCOLS[options.protocol].media
-    return ModelBackend(open_engine(options.engine_options), options.generation, media)
+    engine = open_engine(options.engine_options)
+    media = PROTOCOLS[options.protocol].media_for(engine.family and engine.family.name)
+    return ModelBackend(engine, options.generation, media)
 
 
 def _describe(backend: Backend) -> dict[str, Any]:

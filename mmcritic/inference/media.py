@@ -2,9 +2,10 @@
 
 A `Media` is one image or one video (a video file or a folder of frames); a question about
 several passes a sequence of them (`MediaInput`). Media are loaded through qwen-vl-utils, the
-resize and frame sampling the Qwen2.5-VL reference uses, so the model sees inputs shaped as in
-its own training. Loading happens once per `Media` and is cached on it: Best-of-N shows the same
-picture to the critic hundreds of times.
+resize and frame sampling the Qwen-VL references use, on the pixel grid of the model that reads
+them (its patch size), so the model sees inputs shaped as in its own training. Loading happens
+once per `Media` and grid and is cached on it: Best-of-N shows the same picture to the critic
+hundreds of times.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from typing import Any, Literal
 from PIL import Image
 
 from mmcritic.data.media import REMOTE, PixelBudget
+from mmcritic.data.resize import PATCH_SIZE
 from mmcritic.data.schema import RecordError
 from mmcritic.data.video import LoadedVideo, VideoBudget, load_frames, load_video
 
 # Images: the smallest side of LLaVA-Critic-R1's training budget, so small images look as they
 # did in training, and the paper's evaluation cap of 1280 visual tokens.
 IMAGE_MIN_PIXELS = PixelBudget.min_pixels
-IMAGE_MAX_PIXELS = 1280 * 28 * 28
+IMAGE_MAX_PIXELS = 1280 * 28 * 28  # in Qwen2.5-VL's tokens, as the paper states it
 EVAL_IMAGES = PixelBudget(IMAGE_MIN_PIXELS, IMAGE_MAX_PIXELS)
 # Video frames: qwen-vl-utils' own per-frame bounds (128 to 768 visual tokens a frame).
 VIDEO_MIN_PIXELS = VideoBudget.min_pixels
@@ -131,11 +133,14 @@ class Media:
             video_budget=budget,
         )
 
-    def load(self) -> Image.Image | LoadedVideo:
-        """The resized image, or the sampled and resized frames with their metadata."""
-        if "value" not in self._loaded:
-            self._loaded["value"] = self._fetch_image() if self.kind == "image" else self._fetch()
-        return self._loaded["value"]
+    def load(self, patch_size: int = PATCH_SIZE) -> Image.Image | LoadedVideo:
+        """The resized image, or the sampled and resized frames with their metadata, on the
+        pixel grid of a model with this vision patch size (`Family.patch_size`)."""
+        if patch_size not in self._loaded:
+            self._loaded[patch_size] = (
+                self._fetch_image(patch_size) if self.kind == "image" else self._fetch(patch_size)
+            )
+        return self._loaded[patch_size]
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able summary for logs and command output."""
@@ -151,22 +156,24 @@ class Media:
             return str(Path(self.source[0]).parent)
         return self.source if isinstance(self.source, str) else "<PIL image>"
 
-    def _fetch_image(self) -> Image.Image:
+    def _fetch_image(self, patch_size: int) -> Image.Image:
         from qwen_vl_utils import fetch_image
 
-        source = fetch_image({"image": self.source}) if self.resize_twice else self.source
+        source = self.source
+        if self.resize_twice:
+            source = fetch_image({"image": source}, image_patch_size=patch_size)
         spec = {"image": source, "min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
-        return fetch_image(spec)
+        return fetch_image(spec, image_patch_size=patch_size)
 
-    def _fetch(self) -> LoadedVideo:
+    def _fetch(self, patch_size: int) -> LoadedVideo:
         settings = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
         settings |= {"fps": self.fps} if self.fps is not None else {}
         settings |= {"max_frames": self.max_frames} if self.max_frames is not None else {}
         budget = self.video_budget.with_overrides(settings)
         try:
             if isinstance(self.source, tuple):
-                return load_frames(self.source, self.frame_rate, budget)
-            return load_video(str(self.source), budget)
+                return load_frames(self.source, self.frame_rate, budget, patch_size)
+            return load_video(str(self.source), budget, patch_size)
         except RecordError as err:
             raise ValueError(str(err)) from err
 

@@ -26,6 +26,15 @@ ADAPTER_CONFIG = "adapter_config.json"
 NAMES_SHOWN = 12
 
 
+def adapter_base(folder: str | Path) -> str | None:
+    """The base model a LoRA adapter folder was trained on, or None when `folder` holds no
+    adapter (`adapter_config.json`)."""
+    config = Path(folder) / ADAPTER_CONFIG
+    if not config.is_file():
+        return None
+    return json.loads(config.read_text())["base_model_name_or_path"]
+
+
 class CheckpointMismatchError(ValueError):
     """Saved weights that do not fit the model: keys missing, left over, or of another shape.
     A `ValueError`, so the command line reports it in one line like any other bad input."""

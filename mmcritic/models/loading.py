@@ -1,14 +1,13 @@
 """Loading a vision-language model and its processor for training and inference.
 
-The model family stays pluggable through transformers' Auto classes; what is Qwen-specific here
-is only the list of vision placeholder tokens, read from the tokenizer by name.
+Models and processors load through transformers' Auto classes; a model outside the supported
+families (`mmcritic.models.families`) is refused before its weights are read.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib.util
-import json
 import logging
 import os
 from pathlib import Path
@@ -18,20 +17,17 @@ import torch
 
 from mmcritic.data.media import MediaBudget
 from mmcritic.hub import hub_reachable
-from mmcritic.models.checkpoints import ADAPTER_CONFIG, check_loading_info, load_adapter_strictly
+from mmcritic.models.checkpoints import (
+    ADAPTER_CONFIG,
+    adapter_base,
+    check_loading_info,
+    load_adapter_strictly,
+)
 from mmcritic.models.devices import DEVICE_CHOICES, DTYPE_CHOICES
+from mmcritic.models.families import MEDIA_TOKENS, family_of, family_of_model
 
 logger = logging.getLogger(__name__)
 
-# Tokens that stand for media in a prompt. A policy that samples one would make the next forward
-# pass look for image features that do not exist ("Image features and image tokens do not match").
-VISION_PLACEHOLDER_TOKENS = (
-    "<|image_pad|>",
-    "<|video_pad|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-)
 VISION_TOWER_PREFIXES = ("visual.", "model.visual.")
 
 Device = Literal["cpu", "cuda"]
@@ -76,7 +72,8 @@ def check_model(name_or_path: str) -> None:
     nor a hub id that resolves. A name that looks like a path (`./x`, `/x`, `~/x`, `a/b/c`, or
     `runs/critic` where `runs/` is a folder here) is never looked up on the hub: it is named as
     missing, with the model folders near it. A hub id is looked up in the local cache alone when
-    the hub cannot be reached (`mmcritic.hub`), so offline it fails at once."""
+    the hub cannot be reached (`mmcritic.hub`), so offline it fails at once. A model of no
+    supported family is an `UnsupportedModelError` naming the families."""
     path = Path(name_or_path).expanduser()
     if path.exists():
         if not any((path / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
@@ -84,6 +81,8 @@ def check_model(name_or_path: str) -> None:
                 f"{path} is not a checkpoint folder: it has no config.json ({ADAPTER_CONFIG} for "
                 "a LoRA adapter)"
             )
+        if adapter_base(path) is None:
+            family_of_model(str(path))
         return
     if looks_like_a_path(name_or_path):
         raise FileNotFoundError(f"no such folder: {path}{nearest_model_folders(path)}")
@@ -91,12 +90,13 @@ def check_model(name_or_path: str) -> None:
 
     online = hub_reachable()
     try:
-        AutoConfig.from_pretrained(name_or_path)
+        config = AutoConfig.from_pretrained(name_or_path)
     except (OSError, ValueError) as err:
         where = "a hub id that resolves" if online else "in the local hub cache (hub unreachable)"
         raise FileNotFoundError(
             f"model {name_or_path!r}: no such folder here, and not {where}"
         ) from err
+    family_of(config, name_or_path)
 
 
 def looks_like_a_path(name: str) -> bool:
@@ -159,15 +159,16 @@ def load_model(name_or_path: str, dtype: torch.dtype, attn_implementation: str |
     or one the model has no place for, is an error (`CheckpointMismatchError`) naming the keys.
 
     A LoRA folder (`adapter_config.json`, as saved by a LoRA run's checkpoints and `final/`)
-    loads its base model, then the adapter, both strictly, and merges the adapter in."""
+    loads its base model, then the adapter, both strictly, and merges the adapter in. A model of
+    no supported family is refused from its config, before any weight is read."""
     from transformers import AutoModelForImageTextToText
 
     kwargs: dict[str, Any] = {"dtype": dtype}
     if attn_implementation:
         kwargs["attn_implementation"] = attn_implementation
-    adapter_config = Path(name_or_path) / ADAPTER_CONFIG
-    if adapter_config.is_file():
-        base = json.loads(adapter_config.read_text())["base_model_name_or_path"]
+    family_of_model(name_or_path)
+    base = adapter_base(name_or_path)
+    if base is not None:
         return _with_adapter(load_model(base, dtype, attn_implementation), name_or_path)
     # mismatched shapes are reported in the loading info, so the error below can name them
     model, info = AutoModelForImageTextToText.from_pretrained(
@@ -216,7 +217,7 @@ def local_tokenizer(name_or_path: str) -> Any | None:
 def vision_token_ids(tokenizer: Any) -> list[int]:
     """Ids of the vision placeholder tokens this tokenizer knows."""
     ids = []
-    for token in VISION_PLACEHOLDER_TOKENS:
+    for token in MEDIA_TOKENS:
         token_id = tokenizer.convert_tokens_to_ids(token)
         if token_id is not None and token_id != tokenizer.unk_token_id:
             ids.append(token_id)

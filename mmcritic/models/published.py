@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import torch
-    from transformers import Qwen2_5_VLConfig
 
+from mmcritic.models.families import family_named, family_of
 from mmcritic.models.tiny import (
     ENDOFTEXT_TOKEN,
     EOS_TOKEN,
     TinyModelSpec,
     qwen_vl_config,
+    rope_parameters,
 )
 
 
@@ -137,13 +138,14 @@ def published_config(
     layers: int | None = None,
     vision_layers: int | None = None,
     vocab_size: int | None = None,
-) -> Qwen2_5_VLConfig:
+) -> Any:
     """The released `name`'s configuration with `layers` language and `vision_layers` vision
     blocks (default: all) and `vocab_size` rows of embedding and output head (default: the
     released count; a smaller tokenizer's size cuts the head to the tokens it can produce)."""
     if name not in PUBLISHED:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(PUBLISHED)}")
     shape = PUBLISHED[name]
+    family = family_named("qwen2.5-vl")
     layers = layers or shape.num_layers
     vision_layers = vision_layers or shape.vision_depth
     vocab_size = vocab_size or shape.vocab_size
@@ -165,11 +167,7 @@ def published_config(
         "num_key_value_heads": shape.num_kv_heads,
         "max_position_embeddings": shape.max_position_embeddings,
         "rms_norm_eps": shape.rms_norm_eps,
-        "rope_parameters": {
-            "rope_type": "default",
-            "mrope_section": list(shape.mrope_section),
-            "rope_theta": shape.rope_theta,
-        },
+        "rope_parameters": rope_parameters(family, list(shape.mrope_section), shape.rope_theta),
         "initializer_range": shape.initializer_range,
         "tie_word_embeddings": shape.tie_word_embeddings,
     }
@@ -187,6 +185,7 @@ def published_config(
         "tokens_per_second": shape.tokens_per_second,
     }
     return qwen_vl_config(
+        family,
         text_config,
         vision_config,
         tokenizer,
@@ -197,7 +196,7 @@ def published_config(
 
 def build_published_model(
     out_dir: str | Path,
-    config: Qwen2_5_VLConfig,
+    config: Any,
     processor: Any,
     dtype: torch.dtype,
     device: str = "cpu",
@@ -206,13 +205,13 @@ def build_published_model(
     """Writes a random-weight model of `config` in `dtype`, with `processor`, to `out_dir`;
     `device` is where the weights are initialised (a GPU draws a 7B model's in seconds)."""
     import torch
-    from transformers import GenerationConfig, Qwen2_5_VLForConditionalGeneration
+    from transformers import GenerationConfig
 
     tokenizer = processor.tokenizer
     generators = [torch.cuda.current_device()] if device.startswith("cuda") else []
     with torch.random.fork_rng(devices=generators), torch.device(device):
         torch.manual_seed(seed)
-        model = Qwen2_5_VLForConditionalGeneration._from_config(config, dtype=dtype)
+        model = family_of(config).model_type_class()._from_config(config, dtype=dtype)
     model.generation_config = GenerationConfig(
         bos_token_id=tokenizer.convert_tokens_to_ids(ENDOFTEXT_TOKEN),
         eos_token_id=tokenizer.convert_tokens_to_ids([EOS_TOKEN, ENDOFTEXT_TOKEN]),

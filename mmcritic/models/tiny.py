@@ -1,9 +1,10 @@
-"""A tiny random-weight Qwen2.5-VL with a real processor, built offline in about a second.
+"""A tiny random-weight Qwen-VL model of any supported family, built offline in about a second.
 
-Tests, smoke runs and CI need to exercise the real code paths (the Qwen2.5-VL model class, its
-processor, chat template, vision placeholders, M-RoPE, video inputs) without a hub download or a
-GPU. Only the sizes are shrunk: the classes, special tokens and chat template are Qwen's own, so
-code that works against this model works against the released checkpoints.
+Tests, smoke runs and CI need to exercise the real code paths (the family's model class, its
+processor, chat template, vision placeholders, M-RoPE, DeepStack, video inputs) without a hub
+download or a GPU. Only the sizes are shrunk: the classes, special tokens, pixel grid and chat
+template are the family's own (`mmcritic.models.families`), so code that works against this model
+works against the released checkpoints.
 """
 
 from __future__ import annotations
@@ -13,23 +14,29 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from importlib.resources import files
 from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmcritic.models.families import (
+    DEFAULT_FAMILY,
+    IMAGE_TOKEN,
+    VIDEO_TOKEN,
+    VISION_END_TOKEN,
+    VISION_PAD_TOKEN,
+    VISION_START_TOKEN,
+    Family,
+    family_named,
+)
+
 if TYPE_CHECKING:
-    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLProcessor, Qwen2Tokenizer
+    from transformers import Qwen2Tokenizer
 
 logger = logging.getLogger(__name__)
 
 # Qwen's special tokens, in the order Qwen numbers them (151643 onwards in the released vocab).
 ENDOFTEXT_TOKEN = "<|endoftext|>"
 EOS_TOKEN = "<|im_end|>"
-VISION_START_TOKEN = "<|vision_start|>"
-VISION_END_TOKEN = "<|vision_end|>"
-IMAGE_TOKEN = "<|image_pad|>"
-VIDEO_TOKEN = "<|video_pad|>"
 SPECIAL_TOKENS = (
     ENDOFTEXT_TOKEN,
     "<|im_start|>",
@@ -42,27 +49,26 @@ SPECIAL_TOKENS = (
     "<|quad_end|>",
     VISION_START_TOKEN,
     VISION_END_TOKEN,
-    "<|vision_pad|>",
+    VISION_PAD_TOKEN,
     IMAGE_TOKEN,
     VIDEO_TOKEN,
 )
 BYTE_ALPHABET_SIZE = 256
 
-# The released Qwen2.5-VL's vision geometry: 14-pixel patches, 2x2 merged into one token, two
-# frames per temporal patch, 112-pixel attention windows. Kept as is so token counts match.
-PATCH_SIZE = 14
-SPATIAL_MERGE_SIZE = 2
-TEMPORAL_PATCH_SIZE = 2
+# The released Qwen2.5-VL's 112-pixel attention windows, kept so windowed blocks run as released.
 WINDOW_SIZE = 112
 # The released checkpoints' temporal M-RoPE step: position ids per second of video.
 TOKENS_PER_SECOND = 2
-PIXELS_PER_TOKEN = (PATCH_SIZE * SPATIAL_MERGE_SIZE) ** 2
-# Qwen2.5-VL splits each rotary half of a head into temporal, height and width sections 2:3:3
-# (16, 24, 24 for its 128-wide heads).
+# Each rotary half of a text head is split into temporal, height and width sections 2:3:3
+# (Qwen2-VL and Qwen2.5-VL: 16, 24, 24 for their 128-wide heads).
 MROPE_RATIO = (2, 3, 3)
 ROPE_THETA = 1_000_000.0
+# Qwen3-VL's learnt vision position grid, 16 x 16 here (48 x 48 released), interpolated to each
+# image's grid as in the released model.
+VISION_POSITION_EMBEDDINGS = 256
+# Vision blocks whose features DeepStack adds into the first text layers (8, 16, 24 released).
+DEEPSTACK_LAYERS = 3
 VIDEO_MAX_FRAMES = 16
-CHAT_TEMPLATE_FILE = "chat_template.jinja"
 
 COLOURS = ("red", "green", "blue", "yellow", "orange", "purple", "black", "white", "grey", "pink")
 SHAPES = ("circle", "square", "triangle", "star", "rectangle", "dot", "line", "cube")
@@ -95,15 +101,17 @@ CRITIC_PHRASES = (
 
 @dataclass(frozen=True)
 class TinyModelSpec:
-    """Sizes of a tiny Qwen2.5-VL; one field per CLI flag.
+    """Sizes of a tiny model of `family`; one field per CLI flag.
 
-    Defaults give about 0.4 M parameters. Pixel budgets are per image and per video frame; they
-    are small so that a test image becomes a handful of visual tokens. The language model's
-    weights start at std `initializer_range`, by default 1/sqrt(hidden_size): Qwen's 0.02 suits
-    widths near 2,500, and at width 64 it starts every weight so close to zero that the model
-    sits for hundreds of steps on the plateau before it can relate an image to a response.
+    Defaults give about 0.4 M parameters. Media budgets are in visual tokens per image and per
+    video frame, so they hold on every family's pixel grid; they are small so that a test image
+    becomes a handful of visual tokens. The language model's weights start at std
+    `initializer_range`, by default 1/sqrt(hidden_size): Qwen's 0.02 suits widths near 2,500,
+    and at width 64 it starts every weight so close to zero that the model sits for hundreds of
+    steps on the plateau before it can relate an image to a response.
     """
 
+    family: str = DEFAULT_FAMILY
     hidden_size: int = 64
     intermediate_size: int = 128
     num_layers: int = 2
@@ -117,18 +125,21 @@ class TinyModelSpec:
     max_position_embeddings: int = 32_768
     seed: int = 0
     initializer_range: float | None = None
-    min_pixels: int = 4 * PIXELS_PER_TOKEN
-    max_pixels: int = 64 * PIXELS_PER_TOKEN
-    video_min_pixels: int = 4 * PIXELS_PER_TOKEN
-    video_max_pixels: int = 16 * PIXELS_PER_TOKEN
+    min_image_tokens: int = 4
+    max_image_tokens: int = 64
+    min_video_tokens: int = 4
+    max_video_tokens: int = 16
+    mrope_section: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
-        """Reject sizes the Qwen2.5-VL modules would only fail on later, with a worse message."""
+        """Reject sizes the model modules would only fail on later, with a worse message."""
+        family_named(self.family)
         _require(self.hidden_size % self.num_heads == 0, "hidden_size must divide into num_heads")
         _require(self.num_heads % self.num_kv_heads == 0, "num_heads must divide into KV heads")
         _require(
-            self.head_dim % (2 * sum(MROPE_RATIO)) == 0,
-            f"text head_dim ({self.head_dim}) must be a multiple of {2 * sum(MROPE_RATIO)}",
+            sum(self.rotary_sections) * 2 == self.head_dim,
+            f"text head_dim ({self.head_dim}) must be a multiple of {2 * sum(MROPE_RATIO)}, or "
+            "twice the sum of mrope_section",
         )
         _require(
             self.vision_hidden_size % (4 * self.vision_heads) == 0,
@@ -138,11 +149,18 @@ class TinyModelSpec:
             self.vocab_size >= BYTE_ALPHABET_SIZE + len(SPECIAL_TOKENS),
             f"vocab_size must hold the 256 bytes and {len(SPECIAL_TOKENS)} special tokens",
         )
-        _require(0 < self.min_pixels <= self.max_pixels, "need 0 < min_pixels <= max_pixels")
         _require(
-            0 < self.video_min_pixels <= self.video_max_pixels,
-            "need 0 < video_min_pixels <= video_max_pixels",
+            0 < self.min_image_tokens <= self.max_image_tokens,
+            "need 0 < min_image_tokens <= max_image_tokens",
         )
+        _require(
+            0 < self.min_video_tokens <= self.max_video_tokens,
+            "need 0 < min_video_tokens <= max_video_tokens",
+        )
+
+    @property
+    def model_family(self) -> Family:
+        return family_named(self.family)
 
     @property
     def text_initializer_range(self) -> float:
@@ -153,9 +171,17 @@ class TinyModelSpec:
         return self.hidden_size // self.num_heads
 
     @property
-    def mrope_section(self) -> list[int]:
+    def rotary_sections(self) -> list[int]:
+        """Temporal, height and width sections of each rotary half: `mrope_section` when given
+        (a released model's), else the head split 2:3:3."""
+        if self.mrope_section is not None:
+            return list(self.mrope_section)
         unit = self.head_dim // (2 * sum(MROPE_RATIO))
         return [part * unit for part in MROPE_RATIO]
+
+    def pixels(self, tokens: int) -> int:
+        """The pixel count of `tokens` visual tokens on this family's grid."""
+        return tokens * self.model_family.token_side**2
 
 
 def _require(condition: bool, message: str) -> None:
@@ -166,12 +192,14 @@ def _require(condition: bool, message: str) -> None:
 def build_tiny_model(
     out_dir: str | Path, spec: TinyModelSpec | None = None, **overrides: Any
 ) -> Path:
-    """Build a random-weight Qwen2.5-VL and its processor into `out_dir`, downloading nothing.
+    """Build a random-weight model of the spec's family and its processor into `out_dir`,
+    downloading nothing.
 
-    `overrides` replace fields of `spec` (e.g. `hidden_size=32`), so callers can name only what
-    they change. The result reloads with `AutoProcessor` and `AutoModelForImageTextToText`.
+    `overrides` replace fields of `spec` (e.g. `hidden_size=32`, `family="qwen3-vl"`), so
+    callers can name only what they change. The result reloads with `AutoProcessor` and
+    `AutoModelForImageTextToText`.
     """
-    from transformers import GenerationConfig, Qwen2_5_VLForConditionalGeneration
+    from transformers import GenerationConfig
 
     spec = replace(spec or TinyModelSpec(), **overrides)
     out_dir = Path(out_dir)
@@ -179,7 +207,7 @@ def build_tiny_model(
     tokenizer = processor.tokenizer
     config = _model_config(spec, tokenizer)
     with _seeded(spec.seed):
-        model = Qwen2_5_VLForConditionalGeneration(config)
+        model = spec.model_family.model_type_class()(config)
     model.generation_config = GenerationConfig(
         bos_token_id=tokenizer.convert_tokens_to_ids(ENDOFTEXT_TOKEN),
         eos_token_id=tokenizer.convert_tokens_to_ids([EOS_TOKEN, ENDOFTEXT_TOKEN]),
@@ -188,7 +216,8 @@ def build_tiny_model(
     model.save_pretrained(out_dir)
     processor.save_pretrained(out_dir)
     logger.info(
-        "built a tiny Qwen2.5-VL (%d parameters, vocab %d) in %s",
+        "built a tiny %s (%d parameters, vocab %d) in %s",
+        spec.family,
         model.num_parameters(),
         len(tokenizer),
         out_dir,
@@ -196,42 +225,40 @@ def build_tiny_model(
     return out_dir
 
 
-def build_tiny_processor(spec: TinyModelSpec) -> Qwen2_5_VLProcessor:
-    """The real Qwen2.5-VL processor around a locally trained tokenizer and small pixel budgets."""
-    from transformers import Qwen2_5_VLProcessor, Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+def build_tiny_processor(spec: TinyModelSpec) -> Any:
+    """The family's real processor around a locally trained tokenizer and small pixel budgets."""
+    from transformers import Qwen2VLImageProcessor
 
+    family = spec.model_family
     geometry = {
-        "patch_size": PATCH_SIZE,
-        "merge_size": SPATIAL_MERGE_SIZE,
-        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
+        "patch_size": family.patch_size,
+        "merge_size": family.merge_size,
+        "temporal_patch_size": family.temporal_patch_size,
+        "image_mean": list(family.image_mean),
+        "image_std": list(family.image_std),
     }
-    image_processor = Qwen2VLImageProcessor(
-        min_pixels=spec.min_pixels, max_pixels=spec.max_pixels, **geometry
-    )
+    image_size = {
+        "shortest_edge": spec.pixels(spec.min_image_tokens),
+        "longest_edge": spec.pixels(spec.max_image_tokens),
+    }
+    video_size = {
+        "shortest_edge": spec.pixels(spec.min_video_tokens),
+        "longest_edge": spec.pixels(spec.max_video_tokens),
+    }
+    image_processor = Qwen2VLImageProcessor(size=image_size, **geometry)
     # cap_pixels_per_frame=True is qwen-vl-utils' own frame budget; it also silences the
     # deprecation warning transformers 5.23 prints on every video when it is left unset.
-    video_processor = Qwen2VLVideoProcessor(
-        min_pixels=spec.video_min_pixels,
-        max_pixels=spec.video_max_pixels,
-        max_frames=VIDEO_MAX_FRAMES,
-        cap_pixels_per_frame=True,
-        **geometry,
+    video_processor = family.video_processor_type_class()(
+        size=video_size, max_frames=VIDEO_MAX_FRAMES, cap_pixels_per_frame=True, **geometry
     )
-    chat_template = load_chat_template()
     tokenizer = build_tiny_tokenizer(spec.vocab_size, spec.max_position_embeddings)
-    tokenizer.chat_template = chat_template
-    return Qwen2_5_VLProcessor(
+    tokenizer.chat_template = family.chat_template
+    return family.processor_type_class()(
         image_processor=image_processor,
         tokenizer=tokenizer,
         video_processor=video_processor,
-        chat_template=chat_template,
+        chat_template=family.chat_template,
     )
-
-
-def load_chat_template() -> str:
-    """Qwen2.5-VL's chat template, byte for byte: TRL swaps in its training variant (for
-    assistant-only loss) only when the template equals the released one exactly."""
-    return files(__package__).joinpath(CHAT_TEMPLATE_FILE).read_text(encoding="utf-8")
 
 
 def build_tiny_tokenizer(vocab_size: int, model_max_length: int) -> Qwen2Tokenizer:
@@ -321,8 +348,9 @@ def _template_lines() -> list[str]:
     return filled
 
 
-def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLConfig:
-    """Qwen2.5-VL config whose token ids are read from the tokenizer, never assumed."""
+def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Any:
+    """The family's config at the spec's sizes, token ids read from the tokenizer."""
+    family = spec.model_family
     text_config = {
         "vocab_size": spec.vocab_size,
         "hidden_size": spec.hidden_size,
@@ -330,29 +358,15 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
         "num_hidden_layers": spec.num_layers,
         "num_attention_heads": spec.num_heads,
         "num_key_value_heads": spec.num_kv_heads,
+        "head_dim": spec.head_dim,
         "max_position_embeddings": spec.max_position_embeddings,
-        "rope_parameters": {
-            "rope_type": "default",
-            "mrope_section": spec.mrope_section,
-            "rope_theta": ROPE_THETA,
-        },
+        "rope_parameters": rope_parameters(family, spec.rotary_sections, ROPE_THETA),
         "initializer_range": spec.text_initializer_range,
         "dtype": "float32",
     }
-    vision_config = {
-        "depth": spec.vision_depth,
-        "hidden_size": spec.vision_hidden_size,
-        "intermediate_size": spec.vision_intermediate_size,
-        "num_heads": spec.vision_heads,
-        "out_hidden_size": spec.hidden_size,
-        "fullatt_block_indexes": [spec.vision_depth - 1],
-        "patch_size": PATCH_SIZE,
-        "spatial_merge_size": SPATIAL_MERGE_SIZE,
-        "temporal_patch_size": TEMPORAL_PATCH_SIZE,
-        "window_size": WINDOW_SIZE,
-        "tokens_per_second": TOKENS_PER_SECOND,
-    }
+    vision_config = VISION_CONFIGS[family.name](spec)
     return qwen_vl_config(
+        family,
         text_config,
         vision_config,
         tokenizer,
@@ -362,13 +376,87 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Qwen2_5_VLC
     )
 
 
-def qwen_vl_config(
-    text_config: dict[str, Any], vision_config: dict[str, Any], tokenizer: Any, **fields: Any
-) -> Qwen2_5_VLConfig:
-    """A Qwen2.5-VL config of these text and vision fields (and any other `fields`), with every
-    special token id (begin, end, padding, media placeholders) read from `tokenizer`."""
-    from transformers import Qwen2_5_VLConfig
+def rope_parameters(family: Family, sections: list[int], theta: float) -> dict[str, Any]:
+    """The text model's rotary settings: M-RoPE sections, interleaved in Qwen3-VL (temporal,
+    height and width frequencies alternate across the head rather than lying in three blocks)."""
+    parameters: dict[str, Any] = {
+        "rope_type": "default",
+        "mrope_section": list(sections),
+        "rope_theta": theta,
+    }
+    if family.name == "qwen3-vl":
+        parameters["mrope_interleaved"] = True
+    return parameters
 
+
+def _qwen2_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
+    """Qwen2-VL's tower: `embed_dim` wide, an MLP `mlp_ratio` times that, every block attending
+    over the whole image, merged into the language model's width (`hidden_size`)."""
+    return {
+        "depth": spec.vision_depth,
+        "embed_dim": spec.vision_hidden_size,
+        "mlp_ratio": spec.vision_intermediate_size // spec.vision_hidden_size,
+        "num_heads": spec.vision_heads,
+        "hidden_size": spec.hidden_size,
+        **_geometry(spec.model_family),
+    }
+
+
+def _qwen2_5_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
+    """Qwen2.5-VL's tower: windowed attention in every block but the full-attention ones."""
+    return {
+        "depth": spec.vision_depth,
+        "hidden_size": spec.vision_hidden_size,
+        "intermediate_size": spec.vision_intermediate_size,
+        "num_heads": spec.vision_heads,
+        "out_hidden_size": spec.hidden_size,
+        "fullatt_block_indexes": [spec.vision_depth - 1],
+        "window_size": WINDOW_SIZE,
+        "tokens_per_second": TOKENS_PER_SECOND,
+        **_geometry(spec.model_family),
+    }
+
+
+def _qwen3_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
+    """Qwen3-VL's tower: learnt position grid, and DeepStack features taken from its first
+    blocks into as many of the first text layers."""
+    deepstack = min(DEEPSTACK_LAYERS, spec.vision_depth, spec.num_layers)
+    return {
+        "depth": spec.vision_depth,
+        "hidden_size": spec.vision_hidden_size,
+        "intermediate_size": spec.vision_intermediate_size,
+        "num_heads": spec.vision_heads,
+        "out_hidden_size": spec.hidden_size,
+        "num_position_embeddings": VISION_POSITION_EMBEDDINGS,
+        "deepstack_visual_indexes": list(range(deepstack)),
+        **_geometry(spec.model_family),
+    }
+
+
+def _geometry(family: Family) -> dict[str, int]:
+    return {
+        "patch_size": family.patch_size,
+        "spatial_merge_size": family.merge_size,
+        "temporal_patch_size": family.temporal_patch_size,
+    }
+
+
+VISION_CONFIGS = {
+    "qwen2-vl": _qwen2_vl_vision,
+    "qwen2.5-vl": _qwen2_5_vl_vision,
+    "qwen3-vl": _qwen3_vl_vision,
+}
+
+
+def qwen_vl_config(
+    family: Family,
+    text_config: dict[str, Any],
+    vision_config: dict[str, Any],
+    tokenizer: Any,
+    **fields: Any,
+) -> Any:
+    """A config of `family` with these text and vision fields (and any other `fields`), every
+    special token id (begin, end, padding, media placeholders) read from `tokenizer`."""
     token_id = tokenizer.convert_tokens_to_ids
     text_config = {
         **text_config,
@@ -376,7 +464,7 @@ def qwen_vl_config(
         "eos_token_id": token_id(EOS_TOKEN),
         "pad_token_id": tokenizer.pad_token_id,
     }
-    return Qwen2_5_VLConfig(
+    return family.config_type_class()(
         text_config=text_config,
         vision_config=vision_config,
         image_token_id=token_id(IMAGE_TOKEN),

@@ -179,7 +179,8 @@ class MediaLoader:
     def _video(self, path: str, extra: str, loaded: dict[tuple[str, str], Any]) -> Any:
         key = (path, extra)
         if key not in loaded:
-            loaded[key] = load_video(path, self.budget.video.with_overrides(json.loads(extra)))
+            budget = self.budget.video.with_overrides(json.loads(extra))
+            loaded[key] = load_video(path, budget, self.budget.patch_size)
         return loaded[key]
 
     def load_records(self, records: list[Record]) -> dict[str, list]:
@@ -200,5 +201,6 @@ class MediaLoader:
                 "image": path,
                 "min_pixels": self.budget.image.min_pixels,
                 "max_pixels": self.budget.image.max_pixels,
-            }
+            },
+            image_patch_size=self.budget.patch_size,
         )

@@ -24,6 +24,7 @@ from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.pairs import with_both_orders
 from mmcritic.models.checkpoints import CheckpointMismatchError
 from mmcritic.models.devices import set_cpu_threads
+from mmcritic.models.families import family_of_model
 from mmcritic.models.loading import (
     check_model,
     freeze_vision_tower,
@@ -316,7 +317,7 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
             HELDOUT_FILE,
         )
 
-    budget = recipe.data.media_budget
+    budget = family_of_model(recipe.model.name_or_path).media_budget(recipe.data.media_budget)
     processor = load_processor(recipe.model.name_or_path, budget)
     train_records = read_records(recipe.data.train)
     if recipe.stage == "grpo" and recipe.grpo.both_orders:

@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 
+from mmcritic.models.families import family_of
 from mmcritic.train.prefix_attention import GroupLayout, grouped_attention
 from mmcritic.train.prefix_sharing import (
     LayerWidths,
@@ -242,8 +243,9 @@ def select_media(
 
 
 def rope_module(model: Any) -> Any:
-    """The module that computes Qwen2-VL's 3-D rotary positions (`get_rope_index`), found
-    through whatever wraps the model (accelerate, DeepSpeed, PEFT)."""
+    """The module that computes the model's 3-D rotary positions (`get_rope_index`, in every
+    family of `mmcritic.models.families`), found through whatever wraps the model (accelerate,
+    DeepSpeed, PEFT)."""
     seen, frontier = set(), [model]
     while frontier:
         module = frontier.pop(0)
@@ -253,7 +255,7 @@ def rope_module(model: Any) -> Any:
         if hasattr(module, "get_rope_index"):
             return module
         frontier += [getattr(module, name, None) for name in ("module", "base_model", "model")]
-    raise ValueError("the model has no get_rope_index: shared-prefix passes need a Qwen2-VL model")
+    raise ValueError("the model has no get_rope_index: shared-prefix passes need a Qwen-VL model")
 
 
 class SharedPrefixMixin:
@@ -343,14 +345,15 @@ class SharedPrefixMixin:
         if self._media_rows is not None:
             media = collate([self._media_rows[row] for row in reps], input_ids.device)
         types = token_types(prompt_ids[reps], *self._media_token_ids)
+        family = family_of(self.accelerator.unwrap_model(model).config)
         with torch.no_grad():
             positions, _ = rope_module(model).get_rope_index(
                 prompt_ids[reps],
                 image_grid_thw=media.get("image_grid_thw"),
                 video_grid_thw=media.get("video_grid_thw"),
-                second_per_grid_ts=media.get("second_per_grid_ts"),
                 attention_mask=prompt_mask[reps],
                 mm_token_type_ids=types,
+                **{key: media.get(key) for key in family.rope_media_keys},
             )
         layout = build_layout(
             prompt_ids,

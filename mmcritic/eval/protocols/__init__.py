@@ -15,7 +15,7 @@ resolves a task's prompt under one, and says how its verdicts are read.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from mmcritic.data.media import MediaBudget, PixelBudget
@@ -58,15 +58,39 @@ LMMS_EVAL_MEDIA = MediaBudget(
 )
 
 
+# lmms-eval's Qwen3-VL class (`--model qwen3_vl`, same version): the same pixel bounds, but the
+# image goes to qwen-vl-utils as it is (no JPEG round trip, one resize) on Qwen3-VL's 32-pixel
+# grid, and a video is 32 frames sampled by qwen-vl-utils (`nframes`), each frame within
+# qwen-vl-utils' default cap of 768 tokens on that grid and total of 128,000 tokens.
+LMMS_EVAL_QWEN3_VL_MEDIA = MediaBudget(
+    image=PixelBudget(200_704, 1_605_632),
+    video=VideoBudget(
+        min_frames=32,
+        max_frames=32,
+        min_pixels=200_704,
+        max_pixels=768 * 32 * 32,
+        total_pixels=int(128_000 * 32 * 32 * 0.9),
+    ),
+    patch_size=16,
+)
+
+
 @dataclass(frozen=True)
 class Protocol:
     """A named protocol: how media are sized and which published tables its numbers compare
-    with; prompts and decoding come per task from its builders."""
+    with; prompts and decoding come per task from its builders. `family_media` holds the media
+    budget for model families whose reference harness sizes media its own way (lmms-eval's
+    Qwen3-VL class); other families get `media`."""
 
     name: ProtocolName
     summary: str
     media: MediaBudget
     comparable_with: str
+    family_media: dict[str, MediaBudget] = field(default_factory=dict)
+
+    def media_for(self, family: str | None) -> MediaBudget:
+        """The media budget for a model of `family` (None: a served model of unknown family)."""
+        return self.family_media.get(family or "", self.media)
 
     def describe(self) -> dict[str, Any]:
         """The settings the protocol implies, as results.json records them."""
@@ -84,10 +108,12 @@ PROTOCOLS: dict[str, Protocol] = {
     "lmms-eval": Protocol(
         "lmms-eval",
         f"{lmms_eval.VERSION} prompts, media placement, pixel budget and decoding for "
-        "--model qwen2_5_vl; critic suites with lmms-eval's judge prompts",
+        "--model qwen2_5_vl (qwen3_vl's media budget for Qwen3-VL models; qwen2_vl is sized as "
+        "qwen2_5_vl); critic suites with lmms-eval's judge prompts",
         LMMS_EVAL_MEDIA,
         "tables made with lmms-eval (e.g. the lmms-eval Qwen2.5-VL results) for the same task "
         "variants",
+        {"qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA},
     ),
     "official": Protocol(
         "official",
@@ -95,6 +121,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "Qwen2.5-VL budget and decoding unless the benchmark fixes its own",
         LMMS_EVAL_MEDIA,
         "the benchmark papers' own tables where they release their prompt",
+        {"qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA},
     ),
 }
 

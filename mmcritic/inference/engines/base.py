@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mmcritic.data.prompts import user_message
+from mmcritic.data.resize import PATCH_SIZE
 from mmcritic.inference.media import Media, MediaInput, MediaKind, media_counts, media_list
+from mmcritic.models.families import Family
 
 EngineName = Literal["hf", "vllm", "openai"]
 ENGINE_NAMES: tuple[EngineName, ...] = ("hf", "vllm", "openai")
@@ -53,10 +55,10 @@ class Request:
         ]
         return [{"role": "user", "content": content}]
 
-    def loaded(self, kind: MediaKind) -> list[Any]:
-        """The images (PIL) or videos (`LoadedVideo`) of this prompt, loaded, in the order the
-        message places them."""
-        return [item.load() for item in self.in_order() if item.kind == kind]
+    def loaded(self, kind: MediaKind, patch_size: int = PATCH_SIZE) -> list[Any]:
+        """The images (PIL) or videos (`LoadedVideo`) of this prompt, loaded on the pixel grid
+        of a model with this vision patch size, in the order the message places them."""
+        return [item.load(patch_size) for item in self.in_order() if item.kind == kind]
 
     def in_order(self) -> list[Media]:
         """The media in the order the message places them."""
@@ -113,9 +115,18 @@ class EngineError(LostRequests):
 
 
 class Engine(ABC):
-    """Turns requests into completions. Subclasses implement `try_generate`."""
+    """Turns requests into completions. Subclasses implement `try_generate`. `family` is the
+    model family behind it (`mmcritic.models.families`), None where the engine cannot tell (a
+    server): media are loaded on its pixel grid, and protocols size media for it."""
 
     name: EngineName
+    family: Family | None = None
+
+    @property
+    def patch_size(self) -> int:
+        """The vision patch size of the model: media are loaded on its pixel grid (a served
+        model's own processor resizes what it is sent, so servers keep the default)."""
+        return self.family.patch_size if self.family is not None else PATCH_SIZE
 
     @abstractmethod
     def try_generate(self, requests: Sequence[Request], sampling: Sampling) -> list[Completions]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmcritic.inference.engines.base import Completions, Engine, Request, Sampling, cut_at_stop
+from mmcritic.models.families import family_of
 from mmcritic.models.generation import generate
 
 
@@ -18,6 +19,7 @@ class HFEngine(Engine):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         self.model, self.processor, self.batch_size = model, processor, batch_size
+        self.family = family_of(model.config)
 
     def try_generate(self, requests: Sequence[Request], sampling: Sampling) -> list[Completions]:
         outputs: list[Completions] = []
@@ -30,13 +32,13 @@ class HFEngine(Engine):
             self.model,
             self.processor,
             [request.message() for request in batch],
-            [request.loaded("image") for request in batch],
+            [request.loaded("image", self.patch_size) for request in batch],
             max_new_tokens=sampling.max_new_tokens,
             temperature=sampling.temperature,
             top_p=sampling.top_p,
             num_samples=sampling.n,
             seed=sampling.seed,
-            videos=[request.loaded("video") for request in batch],
+            videos=[request.loaded("video", self.patch_size) for request in batch],
             stop=sampling.stop,
         )
         return [[cut_at_stop(text, sampling.stop) for text in samples] for samples in texts]

@@ -14,6 +14,7 @@ from typing import Any
 
 from mmcritic.inference.engines.base import ENGINE_NAMES, Engine, EngineName
 from mmcritic.inference.engines.served import SERVER_KINDS, ServerKind, ServerOptions
+from mmcritic.models.families import family_of
 from mmcritic.models.loading import (
     check_model,
     load_model,
@@ -79,7 +80,7 @@ def engine_for(model: Any, processor: Any, batch_size: int = 8) -> Engine:
     if type(model).__module__.startswith("vllm"):
         from mmcritic.inference.engines.vllm import VLLMEngine
 
-        return VLLMEngine(model, processor)
+        return VLLMEngine(model, processor, family_of(model.model_config.hf_config))
     from mmcritic.inference.engines.hf import HFEngine
 
     return HFEngine(model, processor, batch_size)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmcritic.inference.engines.base import Completions, Engine, Request, Sampling
+from mmcritic.models.families import Family
 from mmcritic.models.loading import vision_token_ids
 from mmcritic.models.vllm_media import media_fields
 
@@ -25,8 +26,8 @@ class VLLMEngine(Engine):
 
     name = "vllm"
 
-    def __init__(self, llm: Any, processor: Any):
-        self.llm, self.processor = llm, processor
+    def __init__(self, llm: Any, processor: Any, family: Family | None = None):
+        self.llm, self.processor, self.family = llm, processor, family
 
     def try_generate(self, requests: Sequence[Request], sampling: Sampling) -> list[Completions]:
         prompts = [self.prompt(request) for request in requests]
@@ -54,7 +55,8 @@ class VLLMEngine(Engine):
         text = self.processor.apply_chat_template(
             request.message(), tokenize=False, add_generation_prompt=True
         )
-        images, videos = request.loaded("image"), request.loaded("video")
+        images = request.loaded("image", self.patch_size)
+        videos = request.loaded("video", self.patch_size)
         size = self.processor.image_processor.size
         return {"prompt": text, **media_fields(images, videos, size)}
 
