@@ -1,8 +1,9 @@
-"""The 7B recipe's training code path at the released Qwen2.5-VL shapes, on a GPU or the CPU.
+"""The R1 recipe's training code path at released model shapes, on a GPU or the CPU.
 
-A random-weight model of Qwen2.5-VL-7B's (or -3B's) configuration, at full depth on a GPU and
-one language layer on the CPU, runs a few GRPO steps of recipes/llava_critic_r1_qwen2_5_vl_7b.yaml
-through `mmcritic train`'s trainer, with grpo.shared_prefix on and off. The check fails when the
+A random-weight model of a released configuration (Qwen2.5-VL-7B by default, -3B, Qwen2-VL-7B or
+Qwen3-VL-8B), at full depth on a GPU and one language layer on the CPU, runs a few GRPO steps of
+its family's R1 recipe (recipes/llava_critic_r1_qwen2_5_vl_7b.yaml or its variant) through
+`mmcritic train`'s trainer, with grpo.shared_prefix on and off. The check fails when the
 trainer's log-probs of a left-padded batch differ from each row scored alone, or when the
 optimizer steps move no weight (`mmcritic_dev.gpu_check`). It prints each configuration as JSON,
 then one line per configuration:
@@ -10,7 +11,7 @@ then one line per configuration:
     model=<name> layers=<k> shared_prefix=<on|off> step_s=<x> tokens_per_s=<y>
         peak_mem_gib=<z> mfu=<m|na>     (on one line)
 
-    python benchmarks/gpu_check.py [--model qwen2.5-vl-7b] [--layers K] [--shared-prefix both]
+    python benchmarks/gpu_check.py [--model qwen3-vl-8b] [--layers K] [--shared-prefix both]
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from mmcritic.models.published import PUBLISHED
+
 SHARED_PREFIX = {"on": (True,), "off": (False,), "both": (True, False)}
 
 
@@ -30,7 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--model",
-        choices=["qwen2.5-vl-3b", "qwen2.5-vl-7b"],
+        choices=sorted(PUBLISHED),
         help="default: the 7B on a GPU, the 3B on the CPU",
     )
     parser.add_argument(

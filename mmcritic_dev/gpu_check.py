@@ -1,13 +1,15 @@
-"""The 7B recipe's training code path at the released model shapes: a GPU check, CPU-sized too.
+"""The R1 recipe's training code path at the released model shapes: a GPU check, CPU-sized too.
 
-The recipe (`recipes/llava_critic_r1_qwen2_5_vl_7b.yaml`) is loaded as a user loads it, with
+The model's family's R1 recipe (`recipes/llava_critic_r1_qwen2_5_vl_7b.yaml`, or its Qwen2-VL-7B
+or Qwen3-VL-8B variant) is loaded as a user loads it, with
 overrides for its paths, the step count and the batch (a few prompts of n rollouts, split over
 optimizer steps the way the recipe splits its rollout batch) and, on the CPU only, its lengths,
 pixel budget and dtype. Everything else is the recipe's: n, KL (so the reference pass runs),
 loss, clipping, gradient checkpointing, vLLM rollouts where vLLM is installed on a GPU, and
 `grpo.shared_prefix` on or off. The trainer is built by `mmcritic.train.run.make_trainer`, as
-`mmcritic train` builds it, over a random-weight model of the released Qwen2.5-VL-3B or -7B
-shapes (`mmcritic.models.published`) and synthetic critic pairs whose prompts differ in length.
+`mmcritic train` builds it, over a random-weight model of released shapes (Qwen2-VL-7B,
+Qwen2.5-VL-3B or -7B, Qwen3-VL-8B: `mmcritic.models.published`) and synthetic critic pairs whose
+prompts differ in length.
 
 Per configuration it measures the step split (`mmcritic_dev.profiling.PhaseTimer`), tokens/s,
 peak memory, MFU on a GPU, and two things that fail the check:
@@ -37,6 +39,7 @@ from mmcritic.data.dataset import read_records
 from mmcritic.data.schema import Record
 from mmcritic.data.synth import synthesize
 from mmcritic.models.devices import set_cpu_threads
+from mmcritic.models.families import family_of_model
 from mmcritic.models.loading import load_processor, resolve_device
 from mmcritic.models.published import PUBLISHED, build_published_model, published_config
 from mmcritic.models.tiny import TinyModelSpec, build_tiny_processor
@@ -47,7 +50,12 @@ from mmcritic_dev.profiling import PhaseTimer
 
 logger = logging.getLogger(__name__)
 
-RECIPE = Path(__file__).resolve().parents[1] / "recipes" / "llava_critic_r1_qwen2_5_vl_7b.yaml"
+RECIPES = Path(__file__).resolve().parents[1] / "recipes"
+FAMILY_RECIPES = {
+    "qwen2-vl": RECIPES / "llava_critic_r1_qwen2_vl_7b.yaml",
+    "qwen2.5-vl": RECIPES / "llava_critic_r1_qwen2_5_vl_7b.yaml",
+    "qwen3-vl": RECIPES / "llava_critic_r1_qwen3_vl_8b.yaml",
+}
 # Dense bf16 tensor-core peaks (vendor datasheets), matched in order against the device name.
 PEAK_BF16_TFLOPS = (("H100 PCIe", 756.0), ("H100", 989.0), ("H200", 989.0), ("A100", 312.0))
 # Largest |log p(batched) - log p(alone)| per completion token that passes. float32: rounding
@@ -117,7 +125,8 @@ def run_gpu_check(options: CheckOptions) -> list[dict[str, Any]]:
     options = options.resolved(device)
     if device == "cpu":
         set_cpu_threads(options.threads)
-    base = load_recipe(RECIPE)
+    recipe_path = FAMILY_RECIPES[PUBLISHED[options.model].family]
+    base = load_recipe(recipe_path)
     options = _scheduled(options, _steps_per_rollout(base), device)
     work = Path(options.work)
     model_dir, notes = _build_model(options, base, device, work / "model")
@@ -126,7 +135,7 @@ def run_gpu_check(options: CheckOptions) -> list[dict[str, Any]]:
     results = []
     for shared in options.shared_prefix:
         recipe = load_recipe(
-            RECIPE, _overrides(options, base, device, model_dir, data_dirs[0], work, shared)
+            recipe_path, _overrides(options, base, device, model_dir, data_dirs[0], work, shared)
         )
         result = _run_configuration(options, recipe, device, data_dirs)
         _release(device)
@@ -176,7 +185,7 @@ def _build_model(
         processor = AutoProcessor.from_pretrained(options.tokenizer)
         vocab_size = None
     else:
-        processor = build_tiny_processor(TinyModelSpec())
+        processor = build_tiny_processor(TinyModelSpec(family=PUBLISHED[options.model].family))
         vocab_size = len(processor.tokenizer)
         notes.append(
             f"vocabulary cut from {PUBLISHED[options.model].vocab_size:,} to the local "
@@ -293,7 +302,7 @@ def _run_configuration(
 
 def _trainer(options: CheckOptions, recipe: Recipe, data_dirs: list[Path]) -> Any:
     """The trainer `mmcritic train` builds for the recipe, on prompts of spread lengths."""
-    budget = recipe.data.media_budget
+    budget = family_of_model(recipe.model.name_or_path).media_budget(recipe.data.media_budget)
     processor = load_processor(recipe.model.name_or_path, budget)
     pairs = [record for folder in data_dirs for record in read_records(folder)]
     records = _spread_prompts(pairs, processor, budget, options.prompts)

@@ -19,8 +19,8 @@ from mmcritic.train.prefix_sharing import LayerWidths, shared_cost, standard_cos
 
 def published_widths(name: str) -> LayerWidths:
     shape = PUBLISHED[name]
-    head_dim = shape.hidden_size // shape.num_heads
-    return LayerWidths(shape.hidden_size, shape.num_kv_heads * head_dim, shape.intermediate_size)
+    kv_width = shape.num_kv_heads * shape.text_head_dim
+    return LayerWidths(shape.hidden_size, kv_width, shape.intermediate_size)
 
 
 def saving_table(

@@ -296,3 +296,50 @@ def test_demo_compares_on_every_family(tiny_family, family):
         demo.compare(Image.new("RGB", (80, 80), "blue"), "Colour?", "Blue.", "Red.", True)
     )
     assert outputs[-1].raw and outputs[-1].swapped_raw
+
+
+@pytest.mark.parametrize(
+    ("family", "patch", "max_pixels"),
+    [("qwen2-vl", 14, 602_112), ("qwen2.5-vl", 14, 1_605_632), ("qwen3-vl", 16, 1_605_632)],
+)
+def test_lmms_eval_sizes_media_as_its_class_for_the_family_does(
+    tiny_family, tmp_path, family, patch, max_pixels
+):
+    """lmms-eval's qwen2_vl, qwen2_5_vl and qwen3_vl classes size media each their own way; the
+    eval run picks the budget from the model it opened."""
+    from mmcritic.eval.runner import EvalOptions, _backend
+
+    options = EvalOptions(
+        str(tiny_family(family)), ("chartqa",), tmp_path, protocol="lmms-eval", device="cpu"
+    )
+    media = _backend(options).media
+    assert (media.patch_size, media.image.max_pixels) == (patch, max_pixels)
+    r1 = _backend(EvalOptions(str(tiny_family(family)), ("chartqa",), tmp_path, device="cpu"))
+    assert r1.media.image.max_pixels == 1280 * 28 * 28
+
+
+def test_a_served_qwen3_vl_answers_as_in_process_with_media_on_its_grid(
+    tiny_family, motion_data, tmp_path
+):
+    """`transformers serve` runs the tiny Qwen3-VL; the served engine reads the family from the
+    model's config here, sends images sized on the 32-pixel grid (the server's processor leaves
+    them as they are) and greedy answers equal the in-process engine's."""
+    from mmcritic.inference.engines import EngineOptions, Request, Sampling, open_engine
+    from mmcritic_dev.local_server import start_server
+
+    folder = tiny_family("qwen3-vl")
+    server = start_server(folder, tmp_path / "serve.log")
+    try:
+        served = open_engine(EngineOptions("openai", str(folder), base_urls=(server.url,)))
+        here = open_engine(EngineOptions("hf", str(folder), "cpu", "float32", batch_size=2))
+        assert served.family.name == here.family.name == "qwen3-vl"
+        picture = Media.image(Image.new("RGB", (150, 100), "green"))
+        requests = [Request("What colour is it?", picture), Request("And now?", [picture])]
+        sampling = Sampling(max_new_tokens=12)
+        there = served.generate(requests, sampling)
+        assert [
+            [text.strip() for text in row] for row in here.generate(requests, sampling)
+        ] == there
+        assert all(side % 32 == 0 for side in picture.load(16).size)
+    finally:
+        server.kill()

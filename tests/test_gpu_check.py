@@ -17,7 +17,7 @@ import torch
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
 from mmcritic.models.loading import load_processor
-from mmcritic.models.published import PUBLISHED, full_attention_blocks, published_config
+from mmcritic.models.published import PUBLISHED, published_config, special_blocks
 from mmcritic.models.tiny import TinyModelSpec, build_tiny_processor
 from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
@@ -34,23 +34,32 @@ SUMMARY = re.compile(
 
 @pytest.mark.parametrize(
     ("name", "parameters"),
-    # the totals of the released safetensors (Qwen/Qwen2.5-VL-3B-Instruct, -7B-Instruct)
-    [("qwen2.5-vl-3b", 3_754_622_976), ("qwen2.5-vl-7b", 8_292_166_656)],
+    # the totals of the released safetensors (Qwen/Qwen2-VL-7B-Instruct, Qwen2.5-VL-3B-Instruct,
+    # -7B-Instruct, Qwen3-VL-8B-Instruct)
+    [
+        ("qwen2-vl-7b", 8_291_375_616),
+        ("qwen2.5-vl-3b", 3_754_622_976),
+        ("qwen2.5-vl-7b", 8_292_166_656),
+        ("qwen3-vl-8b", 8_767_123_696),
+    ],
 )
 def test_published_shapes_have_the_released_parameter_counts(name, parameters):
-    from transformers import Qwen2_5_VLForConditionalGeneration
-
-    tokenizer = build_tiny_processor(TinyModelSpec()).tokenizer
+    family = PUBLISHED[name].model_family
+    tokenizer = build_tiny_processor(TinyModelSpec(family=family.name)).tokenizer
     with torch.device("meta"):
-        model = Qwen2_5_VLForConditionalGeneration._from_config(published_config(name, tokenizer))
+        model = family.model_type_class()._from_config(published_config(name, tokenizer))
     assert sum(p.numel() for p in model.parameters()) == parameters
 
 
-def test_a_cut_vision_tower_keeps_both_kinds_of_block():
-    shape = PUBLISHED["qwen2.5-vl-7b"]
-    assert full_attention_blocks(shape, 32) == [7, 15, 23, 31]
-    assert full_attention_blocks(shape, 16) == [7, 15]
-    assert full_attention_blocks(shape, 2) == [1]
+def test_a_cut_vision_tower_keeps_each_kind_of_block():
+    qwen2_5, qwen3 = PUBLISHED["qwen2.5-vl-7b"], PUBLISHED["qwen3-vl-8b"]
+    assert special_blocks(qwen2_5, 32) == [7, 15, 23, 31]
+    assert special_blocks(qwen2_5, 16) == [7, 15]
+    assert special_blocks(qwen2_5, 2) == [1]
+    assert special_blocks(qwen3, 27) == [8, 16, 24]
+    assert special_blocks(qwen3, 12) == [8]
+    assert special_blocks(qwen3, 2) == [1]
+    assert special_blocks(PUBLISHED["qwen2-vl-7b"], 2) == []
 
 
 def test_a_cut_vocabulary_must_hold_the_tokenizer():

@@ -233,3 +233,51 @@ def test_attention_auto_takes_flash_attention_where_it_is_installed(
         lambda name, *a: (object() if flash else None) if name == "flash_attn" else real(name, *a),
     )
     assert resolve_attention(preference, device) == expected
+
+
+FAMILY_RECIPES = {
+    "llava_critic_r1_qwen2_vl_7b.yaml": "qwen2-vl",
+    "llava_critic_r1_qwen2_5_vl_7b.yaml": "qwen2.5-vl",
+    "llava_critic_r1_qwen3_vl_8b.yaml": "qwen3-vl",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_RECIPES))
+def test_each_family_recipe_dry_runs_on_a_tiny_model_of_its_family(
+    name, tiny_family, color_data, tmp_path, capsys
+):
+    """The released checkpoint is not here (no hub): its family's tiny build stands in, so the
+    dry run resolves every setting of the recipe for a model of that family."""
+    import json
+
+    from mmcritic.cli import main
+
+    family = FAMILY_RECIPES[name]
+    args = ["--quiet", "train", str(ROOT / name), "--dry-run", f"output_dir={tmp_path}"]
+    overrides = [f"model.name_or_path={tiny_family(family)}", f"data.train={color_data}"]
+    assert main([*args, *overrides]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["model_family"] == family and report["problems"] == []
+    assert report["trl_config"]["learning_rate"] == 1e-6
+
+    assert main([*args, f"data.train={color_data}"]) == 2  # the hub id cannot be read offline
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert [problem.split(":")[0] for problem in problems] == ["model.name_or_path"]
+
+
+@pytest.mark.parametrize("size", [(120, 90), (400, 300), (3000, 2000), (4000, 4000)])
+def test_the_qwen3_vl_recipe_gives_images_at_its_bounds_the_7b_recipe_tokens(size):
+    """Qwen3-VL's tokens cover 32x32 pixels: the 7B recipe's pixel bounds would cap an image at
+    about 23% fewer tokens and floor it at fewer too, so the 8B recipe scales the bounds and an
+    image resized to either bound gets within a few percent of the 7B recipe's tokens."""
+    from mmcritic.data.media import PixelBudget, image_token_count
+
+    seven, eight = (
+        load_recipe(ROOT / name).data
+        for name in ("llava_critic_r1_qwen2_5_vl_7b.yaml", "llava_critic_r1_qwen3_vl_8b.yaml")
+    )
+    tokens_7b = image_token_count(*size, PixelBudget(seven.min_pixels, seven.max_pixels), 14)
+    tokens_8b = image_token_count(*size, PixelBudget(eight.min_pixels, eight.max_pixels), 16)
+    unscaled = image_token_count(*size, PixelBudget(seven.min_pixels, seven.max_pixels), 16)
+    assert abs(tokens_8b - tokens_7b) <= 0.05 * tokens_7b
+    assert unscaled < 0.85 * tokens_7b

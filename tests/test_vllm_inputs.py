@@ -1,5 +1,6 @@
-"""Prompts for vLLM: what vLLM's own Qwen2.5-VL processor makes of them must be exactly what the
-trainer encoded, token for token, for images, videos and mixed batches at the recipe's budget.
+"""Prompts for vLLM: what vLLM's own processor for each model family (Qwen2-VL, Qwen2.5-VL,
+Qwen3-VL) makes of them must be exactly what the trainer encoded, token for token, for images,
+videos and mixed batches at the recipe's budget.
 
 The processor tests need vLLM, which pins its own torch: `bash scripts/test_vllm.sh` runs them in
 a separate environment; elsewhere they are skipped."""
@@ -17,6 +18,7 @@ from trl import GRPOTrainer
 
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.video import VideoBudget, load_video
+from mmcritic.models.families import FAMILIES, Family
 from mmcritic.models.loading import load_processor
 from mmcritic.train.media_rollout import encode_prompts
 from mmcritic.train.vllm_inputs import (
@@ -26,16 +28,27 @@ from mmcritic.train.vllm_inputs import (
     collapse_media_pads,
     vllm_prompt,
 )
+from tests.conftest import FAMILY_NAMES
 from tests.media_factory import write_mp4
 
 BUDGET = MediaBudget()  # the 7B recipe's: images in [262,144; 4,194,304] pixels
-IMAGE, VIDEO = 7, 8
-TOKENS = MediaTokens(IMAGE, VIDEO)
+IMAGE, VIDEO, START, END = 7, 8, 2, 3
+TOKENS = MediaTokens(IMAGE, VIDEO, START, END)
 
 
 def test_each_run_of_pads_becomes_one_pad_per_item():
     ids = [1, 2, IMAGE, IMAGE, IMAGE, 3, 2, IMAGE, 3, 2, VIDEO, VIDEO, 3, 4]
     assert collapse_media_pads(ids, TOKENS) == [1, 2, IMAGE, 3, 2, IMAGE, 3, 2, VIDEO, 3, 4]
+
+
+def test_a_qwen3_vl_video_with_frame_timestamps_becomes_one_placeholder():
+    """Qwen3-VL writes `<t seconds>` and a wrapped run of pads per frame pair inside the video's
+    own start and end tokens; vLLM expects the template's placeholder back."""
+    seconds = [40, 41, 42]  # the tokens of "<0.5 seconds>"
+    video = [START, *seconds, START, VIDEO, VIDEO, END, *seconds, START, VIDEO, VIDEO, END, END]
+    ids = [1, START, IMAGE, IMAGE, END, 5, *video, 6, START, VIDEO, END]
+    expected = [1, START, IMAGE, END, 5, START, VIDEO, END, 6, START, VIDEO, END]
+    assert collapse_media_pads(ids, TOKENS) == expected
 
 
 def test_a_prompt_whose_placeholders_do_not_match_its_media_is_refused():
@@ -51,21 +64,32 @@ def test_a_text_prompt_goes_to_vllm_as_its_ids_alone():
 # -- vLLM's own processor -----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def processor(tiny_model_dir: Path) -> Any:
-    return load_processor(str(tiny_model_dir), BUDGET)
+@pytest.fixture(scope="module", params=FAMILY_NAMES)
+def family(request: pytest.FixtureRequest) -> Family:
+    return FAMILIES[request.param]
 
 
 @pytest.fixture(scope="module")
-def vllm_processor(tiny_model_dir: Path) -> Any:
-    """vLLM's multimodal processor for the tiny checkpoint: the step of `LLM.generate` that
-    turns a prompt dict into the token ids and media inputs the engine runs."""
+def budget(family: Family) -> MediaBudget:
+    """The 7B recipe's budget on the family's pixel grid."""
+    return family.media_budget(BUDGET)
+
+
+@pytest.fixture(scope="module")
+def processor(tiny_family, family: Family, budget: MediaBudget) -> Any:
+    return load_processor(str(tiny_family(family.name)), budget)
+
+
+@pytest.fixture(scope="module")
+def vllm_processor(tiny_family, family: Family) -> Any:
+    """vLLM's multimodal processor for the family's tiny checkpoint: the step of `LLM.generate`
+    that turns a prompt dict into the token ids and media inputs the engine runs."""
     pytest.importorskip("vllm", reason="vLLM is not installed here: bash scripts/test_vllm.sh")
     from vllm.config import ModelConfig
     from vllm.multimodal import MULTIMODAL_REGISTRY
 
-    config = ModelConfig(model=str(tiny_model_dir), tokenizer=str(tiny_model_dir))
-    return MULTIMODAL_REGISTRY.create_processor(config)
+    folder = str(tiny_family(family.name))
+    return MULTIMODAL_REGISTRY.create_processor(ModelConfig(model=folder, tokenizer=folder))
 
 
 def vllm_expand(vllm_processor: Any, prompt: dict[str, Any]) -> dict[str, Any]:
@@ -96,19 +120,22 @@ class ProcessingLLM:
         return [vllm_expand(self.vllm_processor, prompt) for prompt in prompts]
 
 
-def budget_image(size: tuple[int, int], color: tuple[int, int, int]) -> Image.Image:
+def budget_image(
+    budget: MediaBudget, size: tuple[int, int], color: tuple[int, int, int]
+) -> Image.Image:
     """An image resized into the run's budget as the training data loader resizes it."""
     from qwen_vl_utils import fetch_image
 
-    pixels = BUDGET.image
+    pixels = budget.image
     image = Image.new("RGB", size, color)
     return fetch_image(
-        {"image": image, "min_pixels": pixels.min_pixels, "max_pixels": pixels.max_pixels}
+        {"image": image, "min_pixels": pixels.min_pixels, "max_pixels": pixels.max_pixels},
+        image_patch_size=budget.patch_size,
     )
 
 
 @pytest.fixture(scope="module")
-def videos(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+def videos(budget: MediaBudget, tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
     """Two clips loaded at the recipe's video budget, sampled at different rates, so each
     video's own timing must reach vLLM."""
     from qwen_vl_utils import vision_process
@@ -119,8 +146,14 @@ def videos(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
         patch.setattr(vision_process, "FORCE_QWENVL_VIDEO_READER", "decord")
         vision_process.get_video_reader_backend.cache_clear()
         clips = [
-            load_video(str(write_mp4(folder / "a.mp4", (320, 240), 24, 8)), BUDGET.video),
-            load_video(str(write_mp4(folder / "b.mp4", (160, 120), 30, 10)), VideoBudget(fps=1.0)),
+            load_video(
+                str(write_mp4(folder / "a.mp4", (320, 240), 24, 8)), budget.video, budget.patch_size
+            ),
+            load_video(
+                str(write_mp4(folder / "b.mp4", (160, 120), 30, 10)),
+                VideoBudget(fps=1.0),
+                budget.patch_size,
+            ),
         ]
     vision_process.get_video_reader_backend.cache_clear()
     assert clips[0].sample_fps != clips[1].sample_fps
@@ -138,10 +171,11 @@ def trainer_encoding(processor: Any, rows: list[tuple[list, list]]) -> Any:
     return encode_prompts(processor, prompts, *map(list, zip(*rows, strict=True)))
 
 
-def ours(processor: Any, prompt_ids: list[int], images: list, videos: list) -> dict[str, Any]:
-    return vllm_prompt(
-        prompt_ids, images, videos, MediaTokens.of(processor), processor.image_processor.size
-    )
+def ours(
+    processor: Any, family: Family, prompt_ids: list[int], images: list, videos: list
+) -> dict[str, Any]:
+    size = processor.image_processor.size
+    return vllm_prompt(prompt_ids, images, videos, MediaTokens.of(processor), size, family)
 
 
 def assert_same_as_trainer(expanded: dict[str, Any], prompt_ids: list[int], media: Any) -> None:
@@ -157,9 +191,9 @@ def assert_same_as_trainer(expanded: dict[str, Any], prompt_ids: list[int], medi
         assert torch.stack(seconds).tolist() == media.second_per_grid_ts.to(torch.bfloat16).tolist()
 
 
-def test_trl_own_image_prompt_doubles_the_pads_in_vllm(processor, vllm_processor):
+def test_trl_own_image_prompt_doubles_the_pads_in_vllm(processor, vllm_processor, budget):
     """TRL 1.16's input for an image row: expanded ids plus the image. vLLM expands again."""
-    image = budget_image((640, 480), (200, 30, 30))
+    image = budget_image(budget, (640, 480), (200, 30, 30))
     encoded = trainer_encoding(processor, [([image], [])])
     prompt_ids = encoded.prompt_ids[0]
     trl_prompt = {"prompt_token_ids": prompt_ids, "multi_modal_data": {"image": image}}
@@ -169,21 +203,23 @@ def test_trl_own_image_prompt_doubles_the_pads_in_vllm(processor, vllm_processor
     assert expanded.count(pad) > prompt_ids.count(pad) > 100
 
 
-def test_an_image_prompt_expands_in_vllm_to_the_trainer_ids(processor, vllm_processor):
-    image = budget_image((640, 480), (200, 30, 30))
+def test_an_image_prompt_expands_in_vllm_to_the_trainer_ids(
+    processor, vllm_processor, budget, family
+):
+    image = budget_image(budget, (640, 480), (200, 30, 30))
     encoded = trainer_encoding(processor, [([image], [])])
-    prompt = ours(processor, encoded.prompt_ids[0], [image], [])
+    prompt = ours(processor, family, encoded.prompt_ids[0], [image], [])
     assert len(prompt["prompt_token_ids"]) < len(encoded.prompt_ids[0]) - 100
     assert_same_as_trainer(
         vllm_expand(vllm_processor, prompt), encoded.prompt_ids[0], encoded.rows[0]
     )
 
 
-def test_the_image_budget_reaches_vllm(processor, vllm_processor):
+def test_the_image_budget_reaches_vllm(processor, vllm_processor, budget, family):
     """Without the run's budget vLLM sizes the image by the checkpoint's own (small here)."""
-    image = budget_image((640, 480), (200, 30, 30))
+    image = budget_image(budget, (640, 480), (200, 30, 30))
     encoded = trainer_encoding(processor, [([image], [])])
-    prompt = ours(processor, encoded.prompt_ids[0], [image], [])
+    prompt = ours(processor, family, encoded.prompt_ids[0], [image], [])
     del prompt["mm_processor_kwargs"]
     expanded = vllm_expand(vllm_processor, prompt)["prompt_token_ids"]
     pad = processor.image_token_id
@@ -191,37 +227,61 @@ def test_the_image_budget_reaches_vllm(processor, vllm_processor):
 
 
 def test_a_video_prompt_expands_in_vllm_to_the_trainer_ids_and_timing(
-    processor, vllm_processor, videos
+    processor, vllm_processor, videos, family
 ):
     encoded = trainer_encoding(processor, [([], videos)])
-    prompt = ours(processor, encoded.prompt_ids[0], [], videos)
+    if not family.vllm_video:
+        with pytest.raises(ValueError, match="vllm#46817"):
+            ours(processor, family, encoded.prompt_ids[0], [], videos)
+        return
+    prompt = ours(processor, family, encoded.prompt_ids[0], [], videos)
     assert_same_as_trainer(
         vllm_expand(vllm_processor, prompt), encoded.prompt_ids[0], encoded.rows[0]
     )
 
 
-def test_a_mixed_batch_reaches_vllm_with_each_row_media(processor, vllm_processor, videos):
+def test_a_mixed_batch_reaches_vllm_with_each_row_media(
+    processor, vllm_processor, videos, budget, family
+):
     """A batch holding a video: the trainer hands every row's media to the adapter TRL calls."""
-    red, blue = budget_image((640, 480), (200, 30, 30)), budget_image((300, 500), (30, 30, 200))
+    red, blue = (
+        budget_image(budget, (640, 480), (200, 30, 30)),
+        budget_image(budget, (300, 500), (30, 30, 200)),
+    )
     rows = [([red], [videos[0]]), ([blue, red], []), ([], []), ([], videos)]
     encoded = trainer_encoding(processor, rows)
     llm = MediaPromptLLM(
-        ProcessingLLM(vllm_processor), MediaTokens.of(processor), processor.image_processor.size
+        ProcessingLLM(vllm_processor),
+        MediaTokens.of(processor),
+        processor.image_processor.size,
+        family,
     )
     trl_prompts = [{"prompt_token_ids": ids} for ids in encoded.prompt_ids]
     with llm.media(*map(list, zip(*rows, strict=True))):
+        if not family.vllm_video:
+            with pytest.raises(ValueError, match="vllm#46817"):
+                llm.generate(trl_prompts)
+            return
         expanded = llm.generate(trl_prompts)
     for row, prompt_ids, media in zip(expanded, encoded.prompt_ids, encoded.rows, strict=True):
         assert_same_as_trainer(row, prompt_ids, media)
 
 
-def test_an_image_batch_reaches_vllm_with_the_images_trl_gives(processor, vllm_processor):
+def test_an_image_batch_reaches_vllm_with_the_images_trl_gives(
+    processor, vllm_processor, budget, family
+):
     """A batch without video: the images come from the prompt dicts TRL builds."""
-    red, blue = budget_image((640, 480), (200, 30, 30)), budget_image((300, 500), (30, 30, 200))
+    red, blue = (
+        budget_image(budget, (640, 480), (200, 30, 30)),
+        budget_image(budget, (300, 500), (30, 30, 200)),
+    )
     rows = [([red], []), ([blue, red], [])]
     encoded = trainer_encoding(processor, rows)
     llm = MediaPromptLLM(
-        ProcessingLLM(vllm_processor), MediaTokens.of(processor), processor.image_processor.size
+        ProcessingLLM(vllm_processor),
+        MediaTokens.of(processor),
+        processor.image_processor.size,
+        family,
     )
     trl_prompts = [
         {"prompt_token_ids": encoded.prompt_ids[0], "multi_modal_data": {"image": red}},
@@ -232,7 +292,9 @@ def test_an_image_batch_reaches_vllm_with_the_images_trl_gives(processor, vllm_p
         assert_same_as_trainer(row, prompt_ids, media)
 
 
-def test_the_vllm_engine_asks_what_the_hf_engine_encodes(processor, vllm_processor, tmp_path):
+def test_the_vllm_engine_asks_what_the_hf_engine_encodes(
+    processor, vllm_processor, family, budget, tmp_path
+):
     """Inference through `--engine vllm`: chat text with one placeholder per item, which vLLM
     expands into the ids and grids the hf engine's processor call gives."""
     from vllm import SamplingParams
@@ -242,16 +304,22 @@ def test_the_vllm_engine_asks_what_the_hf_engine_encodes(processor, vllm_process
     from mmcritic.inference.engines.vllm import VLLMEngine
     from mmcritic.models.generation import encode_batch
 
-    pixels = BUDGET.image
+    pixels = budget.image
     red = Media.image(
         Image.new("RGB", (640, 480), (200, 30, 30)), pixels.min_pixels, pixels.max_pixels
     )
-    clip = Media.video(write_mp4(tmp_path / "c.mp4", (320, 240), 24, 8), budget=BUDGET.video)
-    engine = VLLMEngine(None, processor)
-    for request in (Request("Which?", red), Request("Which?", [red, clip]), Request("Hi", None)):
-        expected = encode_batch(
-            processor, [request.message()], [request.loaded("image")], [request.loaded("video")]
-        )
+    clip = Media.video(write_mp4(tmp_path / "c.mp4", (320, 240), 24, 8), budget=budget.video)
+    engine = VLLMEngine(None, processor, family)
+    patch = family.patch_size
+    with_video = Request("Which?", [red, clip])
+    if not family.vllm_video:
+        with pytest.raises(ValueError, match="vllm#46817"):
+            engine.prompt(with_video)
+    for request in (Request("Which?", red), with_video, Request("Hi", None)):
+        if request is with_video and not family.vllm_video:
+            continue
+        images, videos = [request.loaded("image", patch)], [request.loaded("video", patch)]
+        expected = encode_batch(processor, [request.message()], images, videos)
         prompt = engine.prompt(request)
         ids = processor.tokenizer(prompt.pop("prompt"))["input_ids"]
         expanded = vllm_expand(vllm_processor, {"prompt_token_ids": ids, **prompt})
@@ -317,6 +385,31 @@ def test_a_vllm_server_refuses_videos_naming_the_setting(video_trainer, monkeypa
     monkeypatch.setattr(video_trainer, "vllm_mode", "server", raising=False)
     with pytest.raises(ValueError, match=r"grpo\.vllm_mode: colocate"):
         video_trainer._send_media_to_vllm()
+
+
+def test_colocated_vllm_refuses_qwen3_vl_videos_before_the_first_step(
+    tiny_family, tmp_path, monkeypatch
+):
+    from types import SimpleNamespace
+
+    from mmcritic.data.dataset import read_records
+    from mmcritic.data.synth import synthesize
+    from mmcritic.train.examples import to_dataset
+    from mmcritic.train.run import make_trainer
+    from tests.test_train import tiny_recipe
+
+    model = tiny_family("qwen3-vl")
+    synthesize("motion", 2, tmp_path / "motion", seed=0, overwrite=True)
+    recipe = tiny_recipe(model, tmp_path / "motion", tmp_path / "run")
+    budget = FAMILIES["qwen3-vl"].media_budget(recipe.data.media_budget)
+    dataset = to_dataset(read_records(tmp_path / "motion"), budget)
+    trainer = make_trainer(recipe, load_processor(str(model), budget), dataset)
+    generation = SimpleNamespace(llm=Engine(), tensor_parallel_size=1)
+    monkeypatch.setattr(trainer, "use_vllm", True, raising=False)
+    monkeypatch.setattr(trainer, "vllm_mode", "colocate", raising=False)
+    monkeypatch.setattr(trainer, "vllm_generation", generation, raising=False)
+    with pytest.raises(ValueError, match=r"qwen3-vl video prompts.*grpo\.use_vllm: false"):
+        trainer._send_media_to_vllm()
 
 
 def test_colocated_vllm_is_wrapped_and_gets_each_video_row_media(video_trainer, monkeypatch):

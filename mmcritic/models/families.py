@@ -43,7 +43,11 @@ class Family:
     `pixels / token_side**2`. `rope_media_keys` are the processor outputs besides the grids that
     the model's `get_rope_index` reads. `frame_timestamps` says whether the processor writes a
     `<t seconds>` text before each frame pair of a video (Qwen3-VL), so a video's tokens are not
-    one run of `<|video_pad|>`. `lmms_eval_model` is the `--model` lmms-eval runs it with."""
+    one run of `<|video_pad|>`. `vllm_video` says whether vLLM (0.30, with transformers 5.23)
+    encodes the family's video prompts as its own processor does: for Qwen3-VL it fails on
+    every video prompt, and it writes the frames' wrappers in another order than the model's
+    processor (vllm-project/vllm#46817), so videos are refused there. `lmms_eval_model` is the
+    `--model` lmms-eval runs it with."""
 
     name: str
     model_type: str
@@ -58,6 +62,7 @@ class Family:
     image_std: tuple[float, float, float]
     rope_media_keys: tuple[str, ...] = ()
     frame_timestamps: bool = False
+    vllm_video: bool = True
     merge_size: int = 2
     temporal_patch_size: int = 2
 
@@ -144,6 +149,7 @@ FAMILIES: dict[str, Family] = {
             image_mean=(0.5, 0.5, 0.5),
             image_std=(0.5, 0.5, 0.5),
             frame_timestamps=True,
+            vllm_video=False,
         ),
     )
 }
@@ -184,6 +190,15 @@ def family_of_model(name_or_path: str) -> Family:
     if local.is_file():
         return family_of(json.loads(local.read_text()), str(name_or_path))
     return family_of(AutoConfig.from_pretrained(str(name_or_path)), str(name_or_path))
+
+
+def family_if_known(name_or_path: str) -> Family | None:
+    """The family of a model whose config can be read here and is supported, else None: a
+    served model needs no family (the server runs it), only media sized for it when known."""
+    try:
+        return family_of_model(name_or_path)
+    except (OSError, ValueError):
+        return None
 
 
 def _supported() -> str:

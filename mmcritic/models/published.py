@@ -1,4 +1,5 @@
-"""The released Qwen2.5-VL-3B and -7B architectures, with random weights, at any depth.
+"""The released Qwen2-VL-7B, Qwen2.5-VL-3B and -7B and Qwen3-VL-8B architectures, with random
+weights, at any depth.
 
 Speed and memory of a training step depend on a model's shapes, not on its weights, so the shapes
 of the released checkpoints can be measured without downloading them: the same widths, heads,
@@ -17,20 +18,24 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import torch
 
-from mmcritic.models.families import family_named, family_of
+from mmcritic.models.families import Family, family_named, family_of
 from mmcritic.models.tiny import (
     ENDOFTEXT_TOKEN,
     EOS_TOKEN,
     TinyModelSpec,
     qwen_vl_config,
     rope_parameters,
+    vision_config,
 )
 
 
 @dataclass(frozen=True)
 class PublishedShape:
-    """The fields of a released Qwen2.5-VL config.json that fix its compute and memory."""
+    """The fields of a released config.json that fix its compute and memory. `vision_blocks`
+    are the family's special vision blocks: Qwen2.5-VL's full-attention ones, Qwen3-VL's
+    DeepStack sources (none in Qwen2-VL)."""
 
+    family: str
     hidden_size: int
     intermediate_size: int
     num_layers: int
@@ -41,57 +46,40 @@ class PublishedShape:
     max_position_embeddings: int
     rope_theta: float
     mrope_section: tuple[int, int, int]
-    rms_norm_eps: float
-    initializer_range: float
     vision_depth: int
     vision_hidden_size: int
     vision_intermediate_size: int
     vision_heads: int
-    vision_out_hidden_size: int
-    fullatt_block_indexes: tuple[int, ...]
-    window_size: int
-    patch_size: int
-    spatial_merge_size: int
-    temporal_patch_size: int
-    tokens_per_second: int
+    vision_blocks: tuple[int, ...] = ()
+    head_dim: int | None = None
+    vision_position_embeddings: int | None = None
+    rms_norm_eps: float = 1e-6
+    initializer_range: float = 0.02
+
+    @property
+    def model_family(self) -> Family:
+        return family_named(self.family)
+
+    @property
+    def text_head_dim(self) -> int:
+        return self.head_dim or self.hidden_size // self.num_heads
 
 
-# Values of the released config.json files, huggingface.co/Qwen/Qwen2.5-VL-3B-Instruct and
-# huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct (the vision towers are the same; the merger projects
-# into each language model's width).
-_VISION = {
+# Values of the released config.json files on huggingface.co: Qwen/Qwen2-VL-7B-Instruct,
+# Qwen/Qwen2.5-VL-3B-Instruct and -7B-Instruct (the same vision tower; the merger projects into
+# each language model's width), Qwen/Qwen3-VL-8B-Instruct.
+_QWEN2_TEXT = {"max_position_embeddings": 32_768, "rope_theta": 1_000_000.0}
+_QWEN2_5_TEXT = {"max_position_embeddings": 128_000, "rope_theta": 1_000_000.0}
+_QWEN2_5_VISION = {
     "vision_depth": 32,
     "vision_hidden_size": 1280,
     "vision_intermediate_size": 3420,
     "vision_heads": 16,
-    "fullatt_block_indexes": (7, 15, 23, 31),
-    "window_size": 112,
-    "patch_size": 14,
-    "spatial_merge_size": 2,
-    "temporal_patch_size": 2,
-    "tokens_per_second": 2,
-}
-_TEXT = {
-    "max_position_embeddings": 128_000,
-    "rope_theta": 1_000_000.0,
-    "mrope_section": (16, 24, 24),
-    "rms_norm_eps": 1e-6,
-    "initializer_range": 0.02,
+    "vision_blocks": (7, 15, 23, 31),
 }
 PUBLISHED: dict[str, PublishedShape] = {
-    "qwen2.5-vl-3b": PublishedShape(
-        hidden_size=2048,
-        intermediate_size=11008,
-        num_layers=36,
-        num_heads=16,
-        num_kv_heads=2,
-        vocab_size=151_936,
-        tie_word_embeddings=True,
-        vision_out_hidden_size=2048,
-        **_TEXT,
-        **_VISION,
-    ),
-    "qwen2.5-vl-7b": PublishedShape(
+    "qwen2-vl-7b": PublishedShape(
+        family="qwen2-vl",
         hidden_size=3584,
         intermediate_size=18944,
         num_layers=28,
@@ -99,19 +87,73 @@ PUBLISHED: dict[str, PublishedShape] = {
         num_kv_heads=4,
         vocab_size=152_064,
         tie_word_embeddings=False,
-        vision_out_hidden_size=3584,
-        **_TEXT,
-        **_VISION,
+        mrope_section=(16, 24, 24),
+        vision_depth=32,
+        vision_hidden_size=1280,
+        vision_intermediate_size=5120,
+        vision_heads=16,
+        **_QWEN2_TEXT,
+    ),
+    "qwen2.5-vl-3b": PublishedShape(
+        family="qwen2.5-vl",
+        hidden_size=2048,
+        intermediate_size=11008,
+        num_layers=36,
+        num_heads=16,
+        num_kv_heads=2,
+        vocab_size=151_936,
+        tie_word_embeddings=True,
+        mrope_section=(16, 24, 24),
+        **_QWEN2_5_TEXT,
+        **_QWEN2_5_VISION,
+    ),
+    "qwen2.5-vl-7b": PublishedShape(
+        family="qwen2.5-vl",
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_layers=28,
+        num_heads=28,
+        num_kv_heads=4,
+        vocab_size=152_064,
+        tie_word_embeddings=False,
+        mrope_section=(16, 24, 24),
+        **_QWEN2_5_TEXT,
+        **_QWEN2_5_VISION,
+    ),
+    "qwen3-vl-8b": PublishedShape(
+        family="qwen3-vl",
+        hidden_size=4096,
+        intermediate_size=12288,
+        num_layers=36,
+        num_heads=32,
+        num_kv_heads=8,
+        head_dim=128,
+        vocab_size=151_936,
+        tie_word_embeddings=False,
+        max_position_embeddings=262_144,
+        rope_theta=5_000_000.0,
+        mrope_section=(24, 20, 20),
+        vision_depth=27,
+        vision_hidden_size=1152,
+        vision_intermediate_size=4304,
+        vision_heads=16,
+        vision_blocks=(8, 16, 24),
+        vision_position_embeddings=2304,
     ),
 }
 
 
-def full_attention_blocks(shape: PublishedShape, depth: int) -> list[int]:
-    """The vision blocks that attend over the whole image at `depth` blocks: the released ones
-    that remain, and the last block, which is a full-attention block in the released towers, so
-    a cut tower still runs both kinds of block (windowed and full) once it has two."""
-    kept = [index for index in shape.fullatt_block_indexes if index < depth]
-    return sorted({*kept, depth - 1})
+def special_blocks(shape: PublishedShape, depth: int) -> list[int]:
+    """The family's special vision blocks at `depth` blocks. Qwen2.5-VL: the released
+    full-attention blocks that remain and the last one (a full-attention block in the released
+    tower), so a cut tower still runs both kinds of block once it has two. Qwen3-VL: the
+    DeepStack sources that remain, or the last block when none does, so DeepStack still runs."""
+    kept = [index for index in shape.vision_blocks if index < depth]
+    if shape.family == "qwen2.5-vl":
+        return sorted({*kept, depth - 1})
+    if shape.family == "qwen3-vl":
+        return kept or [depth - 1]
+    return kept
 
 
 def released_widths(name: str, layers: int = 1, vision_layers: int = 1) -> TinyModelSpec:
@@ -119,7 +161,8 @@ def released_widths(name: str, layers: int = 1, vision_layers: int = 1) -> TinyM
     and rotary sections: what a CPU test needs to run a shape-dependent path at real width."""
     shape = PUBLISHED[name]
     return TinyModelSpec(
-        hidden_size=shape.hidden_size,
+        family=shape.family,
+        hidden_size=shape.num_heads * shape.text_head_dim,
         intermediate_size=shape.intermediate_size,
         num_layers=layers,
         num_heads=shape.num_heads,
@@ -129,6 +172,7 @@ def released_widths(name: str, layers: int = 1, vision_layers: int = 1) -> TinyM
         vision_depth=vision_layers,
         vision_heads=shape.vision_heads,
         initializer_range=shape.initializer_range,
+        mrope_section=shape.mrope_section,
     )
 
 
@@ -145,7 +189,7 @@ def published_config(
     if name not in PUBLISHED:
         raise ValueError(f"unknown model {name!r}; known: {', '.join(PUBLISHED)}")
     shape = PUBLISHED[name]
-    family = family_named("qwen2.5-vl")
+    family = shape.model_family
     layers = layers or shape.num_layers
     vision_layers = vision_layers or shape.vision_depth
     vocab_size = vocab_size or shape.vocab_size
@@ -165,29 +209,27 @@ def published_config(
         "num_hidden_layers": layers,
         "num_attention_heads": shape.num_heads,
         "num_key_value_heads": shape.num_kv_heads,
+        "head_dim": shape.text_head_dim,
         "max_position_embeddings": shape.max_position_embeddings,
         "rms_norm_eps": shape.rms_norm_eps,
         "rope_parameters": rope_parameters(family, list(shape.mrope_section), shape.rope_theta),
         "initializer_range": shape.initializer_range,
         "tie_word_embeddings": shape.tie_word_embeddings,
     }
-    vision_config = {
-        "depth": vision_layers,
-        "hidden_size": shape.vision_hidden_size,
-        "intermediate_size": shape.vision_intermediate_size,
-        "num_heads": shape.vision_heads,
-        "out_hidden_size": shape.vision_out_hidden_size,
-        "fullatt_block_indexes": full_attention_blocks(shape, vision_layers),
-        "window_size": shape.window_size,
-        "patch_size": shape.patch_size,
-        "spatial_merge_size": shape.spatial_merge_size,
-        "temporal_patch_size": shape.temporal_patch_size,
-        "tokens_per_second": shape.tokens_per_second,
-    }
+    vision = vision_config(
+        family,
+        depth=vision_layers,
+        hidden=shape.vision_hidden_size,
+        intermediate=shape.vision_intermediate_size,
+        heads=shape.vision_heads,
+        out_hidden=shape.hidden_size,
+        blocks=special_blocks(shape, vision_layers),
+        position_embeddings=shape.vision_position_embeddings,
+    )
     return qwen_vl_config(
         family,
         text_config,
-        vision_config,
+        vision,
         tokenizer,
         tie_word_embeddings=shape.tie_word_embeddings,
         initializer_range=shape.initializer_range,

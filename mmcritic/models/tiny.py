@@ -364,11 +364,10 @@ def _model_config(spec: TinyModelSpec, tokenizer: Qwen2Tokenizer) -> Any:
         "initializer_range": spec.text_initializer_range,
         "dtype": "float32",
     }
-    vision_config = VISION_CONFIGS[family.name](spec)
     return qwen_vl_config(
         family,
         text_config,
-        vision_config,
+        _vision_config(spec),
         tokenizer,
         tie_word_embeddings=False,
         initializer_range=spec.text_initializer_range,
@@ -389,63 +388,72 @@ def rope_parameters(family: Family, sections: list[int], theta: float) -> dict[s
     return parameters
 
 
-def _qwen2_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
-    """Qwen2-VL's tower: `embed_dim` wide, an MLP `mlp_ratio` times that, every block attending
-    over the whole image, merged into the language model's width (`hidden_size`)."""
-    return {
-        "depth": spec.vision_depth,
-        "embed_dim": spec.vision_hidden_size,
-        "mlp_ratio": spec.vision_intermediate_size // spec.vision_hidden_size,
-        "num_heads": spec.vision_heads,
-        "hidden_size": spec.hidden_size,
-        **_geometry(spec.model_family),
-    }
+def _vision_config(spec: TinyModelSpec) -> dict[str, Any]:
+    """The tiny tower: Qwen2.5-VL's last block attends over the whole image (the others in
+    windows); Qwen3-VL's first blocks feed DeepStack, as many as there are text layers (at most
+    three, as released)."""
+    blocks = [spec.vision_depth - 1]
+    if spec.family == "qwen3-vl":
+        blocks = list(range(min(DEEPSTACK_LAYERS, spec.vision_depth, spec.num_layers)))
+    return vision_config(
+        spec.model_family,
+        depth=spec.vision_depth,
+        hidden=spec.vision_hidden_size,
+        intermediate=spec.vision_intermediate_size,
+        heads=spec.vision_heads,
+        out_hidden=spec.hidden_size,
+        blocks=blocks,
+    )
 
 
-def _qwen2_5_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
-    """Qwen2.5-VL's tower: windowed attention in every block but the full-attention ones."""
-    return {
-        "depth": spec.vision_depth,
-        "hidden_size": spec.vision_hidden_size,
-        "intermediate_size": spec.vision_intermediate_size,
-        "num_heads": spec.vision_heads,
-        "out_hidden_size": spec.hidden_size,
-        "fullatt_block_indexes": [spec.vision_depth - 1],
-        "window_size": WINDOW_SIZE,
-        "tokens_per_second": TOKENS_PER_SECOND,
-        **_geometry(spec.model_family),
-    }
-
-
-def _qwen3_vl_vision(spec: TinyModelSpec) -> dict[str, Any]:
-    """Qwen3-VL's tower: learnt position grid, and DeepStack features taken from its first
-    blocks into as many of the first text layers."""
-    deepstack = min(DEEPSTACK_LAYERS, spec.vision_depth, spec.num_layers)
-    return {
-        "depth": spec.vision_depth,
-        "hidden_size": spec.vision_hidden_size,
-        "intermediate_size": spec.vision_intermediate_size,
-        "num_heads": spec.vision_heads,
-        "out_hidden_size": spec.hidden_size,
-        "num_position_embeddings": VISION_POSITION_EMBEDDINGS,
-        "deepstack_visual_indexes": list(range(deepstack)),
-        **_geometry(spec.model_family),
-    }
-
-
-def _geometry(family: Family) -> dict[str, int]:
-    return {
+def vision_config(
+    family: Family,
+    depth: int,
+    hidden: int,
+    intermediate: int,
+    heads: int,
+    out_hidden: int,
+    blocks: list[int],
+    position_embeddings: int | None = None,
+) -> dict[str, Any]:
+    """The family's vision config at these widths. `blocks` are its special blocks: Qwen2.5-VL's
+    full-attention ones (the rest attend in 112-pixel windows), Qwen3-VL's DeepStack sources;
+    Qwen2-VL attends over the whole image in every block and names its widths `embed_dim`,
+    `mlp_ratio` and `hidden_size` (the merger's output). `position_embeddings` sizes Qwen3-VL's
+    learnt position grid."""
+    geometry = {
+        "depth": depth,
+        "num_heads": heads,
         "patch_size": family.patch_size,
         "spatial_merge_size": family.merge_size,
         "temporal_patch_size": family.temporal_patch_size,
     }
-
-
-VISION_CONFIGS = {
-    "qwen2-vl": _qwen2_vl_vision,
-    "qwen2.5-vl": _qwen2_5_vl_vision,
-    "qwen3-vl": _qwen3_vl_vision,
-}
+    if family.name == "qwen2-vl":
+        return {
+            **geometry,
+            "embed_dim": hidden,
+            "mlp_ratio": intermediate // hidden,
+            "hidden_size": out_hidden,
+        }
+    widths = {
+        "hidden_size": hidden,
+        "intermediate_size": intermediate,
+        "out_hidden_size": out_hidden,
+    }
+    if family.name == "qwen3-vl":
+        return {
+            **geometry,
+            **widths,
+            "num_position_embeddings": position_embeddings or VISION_POSITION_EMBEDDINGS,
+            "deepstack_visual_indexes": blocks,
+        }
+    return {
+        **geometry,
+        **widths,
+        "fullatt_block_indexes": blocks,
+        "window_size": WINDOW_SIZE,
+        "tokens_per_second": TOKENS_PER_SECOND,
+    }
 
 
 def qwen_vl_config(

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from mmcritic.data.video import LoadedVideo, processor_video_kwargs
+from mmcritic.models.families import Family
 
 
 def processor_kwargs(image_size: dict[str, int], videos: Sequence[LoadedVideo]) -> dict[str, Any]:
@@ -30,10 +31,17 @@ def processor_kwargs(image_size: dict[str, int], videos: Sequence[LoadedVideo]) 
 
 
 def media_fields(
-    images: Sequence[Any], videos: Sequence[LoadedVideo], image_size: dict[str, int]
+    images: Sequence[Any],
+    videos: Sequence[LoadedVideo],
+    image_size: dict[str, int],
+    family: Family | None = None,
 ) -> dict[str, Any]:
     """The media part of a vLLM prompt dict (nothing for a text-only prompt): the images, the
-    videos with their metadata and cache keys, and the processor settings."""
+    videos with their metadata and cache keys, and the processor settings. Videos for a model of
+    a family vLLM cannot encode videos of (`Family.vllm_video`) are refused; `family` None is
+    a Qwen2.5-VL model."""
+    if videos and family is not None and not family.vllm_video:
+        raise ValueError(vllm_video_refusal(family))
     if not images and not videos:
         return {}
     data: dict[str, Any] = {}
@@ -59,3 +67,12 @@ def video_uuids(videos: Sequence[LoadedVideo]) -> list[str]:
         digest.update(json.dumps(video.metadata, sort_keys=True).encode())
     key = digest.hexdigest()[:32]
     return [f"{key}-{index}" for index in range(len(videos))]
+
+
+def vllm_video_refusal(family: Family) -> str:
+    """Why a video prompt for a model of `family` cannot go through vLLM, and what to do."""
+    return (
+        f"vLLM cannot encode {family.name} video prompts as the model's processor does (vLLM "
+        "0.30's processor fails on them with transformers 5.23, vllm-project/vllm#46817): use "
+        "grpo.use_vllm: false for video data, or --engine hf"
+    )

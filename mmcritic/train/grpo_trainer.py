@@ -37,6 +37,8 @@ from trl.trainer.utils import (
     unsplit_pixel_values_by_grid,
 )
 
+from mmcritic.models.families import family_of
+from mmcritic.models.vllm_media import vllm_video_refusal
 from mmcritic.rewards import weighted_total
 from mmcritic.train.balanced_sampling import (
     EpochSeededRepeatSampler,
@@ -313,13 +315,19 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         if self.vllm_mode == "server":
             generation._place_features = SameSizeServerImages(generation._place_features, budget)
             return
+        family = family_of(self.accelerator.unwrap_model(self.model).config)
+        if not family.vllm_video and _holds_video(self.train_dataset):
+            raise ValueError(vllm_video_refusal(family))
         if generation.tensor_parallel_size > 1 and _holds_video(self.train_dataset):
             raise ValueError(
                 "videos reach a colocated vLLM engine one process at a time; set "
                 "grpo.vllm_tensor_parallel_size: 1 for training data that holds videos"
             )
         generation.llm = MediaPromptLLM(
-            generation.llm, MediaTokens.of(self.processing_class), budget
+            generation.llm,
+            MediaTokens.of(self.processing_class),
+            budget,
+            family,
         )
 
     def _generate_single_turn(self, *args, **kwargs):

@@ -24,7 +24,7 @@ from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.pairs import with_both_orders
 from mmcritic.models.checkpoints import CheckpointMismatchError
 from mmcritic.models.devices import set_cpu_threads
-from mmcritic.models.families import family_of_model
+from mmcritic.models.families import UnsupportedModelError, family_of_model
 from mmcritic.models.loading import (
     check_model,
     freeze_vision_tower,
@@ -193,7 +193,7 @@ def check_paths(recipe: Recipe) -> list[str]:
 def _model_problems(label: str, name_or_path: str) -> list[str]:
     try:
         check_model(name_or_path)
-    except FileNotFoundError as err:
+    except (FileNotFoundError, UnsupportedModelError) as err:
         return [f"{label}: {err}"]
     return []
 
@@ -269,10 +269,18 @@ def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
 
 
 def dry_run(recipe: Recipe) -> dict[str, Any]:
-    """The TRL config a recipe resolves to, and any path problems, without training."""
+    """The TRL config a recipe resolves to, the model's family (None when the model cannot be
+    read here) and any path problems, without training."""
     problems = check_paths(recipe)
     config = build_trl_config(recipe)
-    return {"stage": recipe.stage, "trl_config": config_as_json(config), "problems": problems}
+    model_readable = not any(problem.startswith("model.") for problem in problems)
+    family = family_of_model(recipe.model.name_or_path).name if model_readable else None
+    return {
+        "stage": recipe.stage,
+        "model_family": family,
+        "trl_config": config_as_json(config),
+        "problems": problems,
+    }
 
 
 def train(recipe: Recipe, callbacks: list[Any] | None = None) -> dict[str, Any]:

@@ -75,12 +75,30 @@ LMMS_EVAL_QWEN3_VL_MEDIA = MediaBudget(
 )
 
 
+# lmms-eval's Qwen2-VL class (`--model qwen2_vl`, same version): images in [3136, 602112] pixels
+# (JPEG data URLs, so resized twice as in the Qwen2.5-VL class), videos sampled by qwen-vl-utils
+# at 2 frames a second and cut to 32 evenly spaced frames, each frame in the same bounds.
+LMMS_EVAL_QWEN2_VL_MEDIA = MediaBudget(
+    image=PixelBudget(3_136, 602_112, resize_twice=True),
+    video=VideoBudget(
+        max_frames=32,
+        min_pixels=3_136,
+        max_pixels=602_112,
+        total_pixels=int(128_000 * 28 * 28 * 0.9),
+    ),
+)
+LMMS_EVAL_FAMILY_MEDIA = {
+    "qwen2-vl": LMMS_EVAL_QWEN2_VL_MEDIA,
+    "qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA,
+}
+
+
 @dataclass(frozen=True)
 class Protocol:
     """A named protocol: how media are sized and which published tables its numbers compare
     with; prompts and decoding come per task from its builders. `family_media` holds the media
     budget for model families whose reference harness sizes media its own way (lmms-eval's
-    Qwen3-VL class); other families get `media`."""
+    Qwen2-VL and Qwen3-VL classes); other families get `media`."""
 
     name: ProtocolName
     summary: str
@@ -108,12 +126,12 @@ PROTOCOLS: dict[str, Protocol] = {
     "lmms-eval": Protocol(
         "lmms-eval",
         f"{lmms_eval.VERSION} prompts, media placement, pixel budget and decoding for "
-        "--model qwen2_5_vl (qwen3_vl's media budget for Qwen3-VL models; qwen2_vl is sized as "
-        "qwen2_5_vl); critic suites with lmms-eval's judge prompts",
+        "--model qwen2_5_vl (media sized as by qwen2_vl and qwen3_vl for those families); critic "
+        "suites with lmms-eval's judge prompts",
         LMMS_EVAL_MEDIA,
         "tables made with lmms-eval (e.g. the lmms-eval Qwen2.5-VL results) for the same task "
         "variants",
-        {"qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA},
+        LMMS_EVAL_FAMILY_MEDIA,
     ),
     "official": Protocol(
         "official",
@@ -121,7 +139,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "Qwen2.5-VL budget and decoding unless the benchmark fixes its own",
         LMMS_EVAL_MEDIA,
         "the benchmark papers' own tables where they release their prompt",
-        {"qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA},
+        LMMS_EVAL_FAMILY_MEDIA,
     ),
 }
 

@@ -117,15 +117,16 @@ class EngineError(LostRequests):
 class Engine(ABC):
     """Turns requests into completions. Subclasses implement `try_generate`. `family` is the
     model family behind it (`mmcritic.models.families`), None where the engine cannot tell (a
-    server): media are loaded on its pixel grid, and protocols size media for it."""
+    server whose model's config is not here): media are loaded on its pixel grid, and protocols
+    size media for it."""
 
     name: EngineName
     family: Family | None = None
 
     @property
     def patch_size(self) -> int:
-        """The vision patch size of the model: media are loaded on its pixel grid (a served
-        model's own processor resizes what it is sent, so servers keep the default)."""
+        """The vision patch size of the model, Qwen2.5-VL's when the family is unknown (a
+        server's own processor then resizes what it is sent onto its grid)."""
         return self.family.patch_size if self.family is not None else PATCH_SIZE
 
     @abstractmethod

@@ -1,8 +1,9 @@
 """Requests as OpenAI chat messages, with the media the hf engine would show the model.
 
 Images go as lossless PNG data URLs of the picture qwen-vl-utils already sized into the run's
-pixel budget: a server's Qwen processor finds it on its 28-pixel grid inside its own bounds and
-leaves its size alone, so it sees the same pixels. Videos go as the frames mmcritic sampled and
+pixel budget on the served model's grid (28 pixels a token, 32 for Qwen3-VL, when its config can
+be read here): a server's Qwen processor finds it on its grid inside its own bounds and leaves its
+size alone, so it sees the same pixels. Videos go as the frames mmcritic sampled and
 sized, encoded as an H.264 MP4 (4:4:4, constant quality 0) at the rate they were sampled at:
 a server that samples at that rate or takes every frame sees the same frames, though the
 colour conversion moves pixel values by a level or two. Each picture is encoded once, however
@@ -20,15 +21,17 @@ from typing import Any
 
 from PIL import Image
 
+from mmcritic.data.resize import PATCH_SIZE
 from mmcritic.data.video import LoadedVideo
 from mmcritic.inference.engines.base import Request
 
 _encoded: dict[int, str] = {}
 
 
-def chat_messages(request: Request) -> list[dict[str, Any]]:
-    """The request's one user turn with each media placeholder replaced by its data URL part."""
-    media = {"image": iter(request.loaded("image")), "video": iter(request.loaded("video"))}
+def chat_messages(request: Request, patch_size: int = PATCH_SIZE) -> list[dict[str, Any]]:
+    """The request's one user turn with each media placeholder replaced by its data URL part,
+    the media loaded on the grid of a model with this vision patch size."""
+    media = {kind: iter(request.loaded(kind, patch_size)) for kind in ("image", "video")}
     parts = []
     for part in request.message()[0]["content"]:
         if part["type"] == "image":

@@ -14,7 +14,7 @@ from typing import Any
 
 from mmcritic.inference.engines.base import ENGINE_NAMES, Engine, EngineName
 from mmcritic.inference.engines.served import SERVER_KINDS, ServerKind, ServerOptions
-from mmcritic.models.families import family_of
+from mmcritic.models.families import family_if_known, family_of
 from mmcritic.models.loading import (
     check_model,
     load_model,
@@ -68,7 +68,9 @@ def open_engine(options: EngineOptions) -> Engine:
     if options.engine == "openai":
         from mmcritic.inference.engines.served import ServedEngine
 
-        return ServedEngine(server_options(options))
+        engine = ServedEngine(server_options(options))
+        engine.family = family_if_known(str(options.tokenizer or options.model))
+        return engine
     model, processor = load_model_for_inference(
         str(options.model), options.device, options.dtype, options.engine
     )

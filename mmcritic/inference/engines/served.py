@@ -212,7 +212,7 @@ class ServedEngine(Engine):
 
     def _complete(self, request: Request, sampling: Sampling) -> Completions:
         try:
-            messages = chat_messages(request)
+            messages = chat_messages(request, self.patch_size)
         except Exception as err:  # a media file that cannot be read fails this request only
             return RequestFailed(f"media could not be encoded: {err}")
         texts: list[str] = []

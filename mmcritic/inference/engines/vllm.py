@@ -58,7 +58,7 @@ class VLLMEngine(Engine):
         images = request.loaded("image", self.patch_size)
         videos = request.loaded("video", self.patch_size)
         size = self.processor.image_processor.size
-        return {"prompt": text, **media_fields(images, videos, size)}
+        return {"prompt": text, **media_fields(images, videos, size, self.family)}
 
 
 def suppressed(token_ids: Sequence[int]) -> dict[int, float] | None:
