@@ -21,7 +21,7 @@ from mmcritic.cli import main
 from mmcritic.data.media import PixelBudget, image_token_count
 from mmcritic.data.synth import synthesize
 from mmcritic.data.video import VideoBudget, load_video, probe_video, video_token_count
-from mmcritic.eval.protocols import PROTOCOL_NAMES
+from mmcritic.eval.protocols import PROTOCOL_NAMES, PROTOCOLS
 from mmcritic.eval.runner import samples_path
 from mmcritic.inference.critic import Critic
 from mmcritic.inference.media import Media
@@ -282,9 +282,14 @@ def test_eval_answers_image_and_video_tasks_under_each_protocol(
         ]
     )
     assert code == 0
+    results = json.loads((out / "results.json").read_text())
     for task in EVAL_TASKS:
         [line] = samples_path(out, task).read_text().splitlines()
         assert "rejected" not in json.loads(line), (task, line)
+        recorded = results["tasks"][task]["protocol"]
+        assert recorded["model_family"] == family
+        expected = PROTOCOLS[protocol].media_for(family).patch_size
+        assert recorded["media"]["patch_size"] == expected
 
 
 @pytest.mark.parametrize("family", FAMILY_NAMES)

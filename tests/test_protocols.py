@@ -37,15 +37,18 @@ FIXTURES = Path(__file__).parent / "fixtures" / "protocols"
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "protocols"
 ROWS = json.loads((FIXTURES / "rows.json").read_text(encoding="utf-8"))
 LMMS_EVAL = json.loads((FIXTURES / "lmms_eval_snapshots.json").read_text(encoding="utf-8"))
+LMMS_EVAL_QWEN3_VL = json.loads(
+    (FIXTURES / "lmms_eval_qwen3_vl_snapshots.json").read_text(encoding="utf-8")
+)
 CASES = [(task, index) for task, rows in ROWS.items() for index in range(len(rows))]
 
 
-def _prompt(task_name: str, index: int, protocol: str) -> Prompt:
+def _prompt(task_name: str, index: int, protocol: str, family: str | None = None) -> Prompt:
     task = get_task(task_name)
     row = Row(task_name, index, ROWS[task_name][index], task.fields)
     if isinstance(task, CriticTask):
         return critic_prompt(task_name, protocol, task.pair(row), swapped=False)
-    return policy_prompt(task_name, protocol, row, task.problem(row))
+    return policy_prompt(task_name, protocol, row, task.problem(row), family=family)
 
 
 def _parts(prompt: Prompt) -> list[dict[str, str]]:
@@ -70,6 +73,23 @@ def _snapshot(prompt: Prompt) -> dict[str, Any]:
 @pytest.mark.parametrize(("task", "index"), [c for c in CASES if c[0] in LMMS_EVAL["tasks"]])
 def test_lmms_eval_protocol_gives_exactly_what_lmms_eval_renders(task, index):
     assert _snapshot(_prompt(task, index, "lmms-eval")) == LMMS_EVAL["tasks"][task][index]
+
+
+@pytest.mark.parametrize(("task", "index"), [c for c in CASES if c[0] in LMMS_EVAL["tasks"]])
+def test_lmms_eval_protocol_asks_a_qwen3_vl_model_what_lmms_eval_qwen3_vl_renders(task, index):
+    """`--model qwen3_vl` (the same version): the YAMLs' `qwen3_vl` entries change MMMU, MMStar
+    and Video-MME; every other task asks as for Qwen2.5-VL, which the snapshots confirm."""
+    expected = LMMS_EVAL_QWEN3_VL["tasks"][task][index]
+    assert _snapshot(_prompt(task, index, "lmms-eval", "qwen3-vl")) == expected
+
+
+def test_qwen3_vl_prompts_differ_where_lmms_eval_has_qwen3_vl_entries():
+    differing = {
+        task
+        for task, rendered in LMMS_EVAL_QWEN3_VL["tasks"].items()
+        if rendered != LMMS_EVAL["tasks"][task]
+    }
+    assert differing == {"mmmu_val", "mmstar", "videomme"}
 
 
 def test_every_task_has_an_lmms_eval_snapshot_or_says_it_has_no_lmms_eval_prompt():

@@ -19,7 +19,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -116,6 +116,9 @@ class EvalOptions:
     dtype: str = "auto"
     show_progress: bool = True
     engine: EngineOptions | None = None
+    # the model family (`mmcritic.models.families`), read from the engine when the run opens it:
+    # lmms-eval asks and sizes media per model class
+    family: str | None = None
 
     def __post_init__(self) -> None:
         if not self.tasks:
@@ -199,6 +202,7 @@ def run_eval(
 def _run_eval(options: EvalOptions, backend: Backend | None, judge: Judge | None) -> dict:
     _check_settings(options)
     backend = backend or _backend(options)
+    options = replace(options, family=options.family or _family(backend))
     results: dict[str, Any] = {"model": options.model, "tasks": {}}
     earlier_engine = _earlier_results(options.output).get("engine")
     started, answered = time.perf_counter(), 0
@@ -244,8 +248,16 @@ def _backend(options: EvalOptions) -> Backend:
     if options.model.startswith(REPLAY_PREFIX):
         return ReplayBackend(options.model.removeprefix(REPLAY_PREFIX))
     engine = open_engine(options.engine_options)
-    media = PROTOCOLS[options.protocol].media_for(engine.family and engine.family.name)
+    family = options.family or (engine.family.name if engine.family is not None else None)
+    media = PROTOCOLS[options.protocol].media_for(family)
     return ModelBackend(engine, options.generation, media)
+
+
+def _family(backend: Backend) -> str | None:
+    """The family of the model behind a backend, None when it cannot tell (a replay, a server
+    whose model's config is not here)."""
+    family = getattr(getattr(backend, "engine", None), "family", None)
+    return family.name if family is not None else None
 
 
 def _describe(backend: Backend) -> dict[str, Any]:
@@ -402,7 +414,8 @@ def make_sample(
         if problem.target is None or (isinstance(problem.target, str) and not problem.target):
             raise ValueError(f"the row has no gold answer ({problem.target!r})")
         suffix = options.think_suffix if options else True
-        prompt = policy_prompt(task.name, name, row, problem, suffix, tokens)
+        family = options.family if options else None
+        prompt = policy_prompt(task.name, name, row, problem, suffix, tokens, family)
         return Sample(doc_id, problem, base_dir, prompt)
     pair = task.pair(row)
     if pair.truth not in ("1", "2", "tie"):
@@ -602,8 +615,8 @@ def protocol_settings(task: Task, options: EvalOptions) -> dict[str, Any]:
     wording comes from, the decoding (with `--max-new-tokens` applied), the media budget and
     which published tables the numbers compare with; `overrides` lists what the run changed."""
     chosen = protocol(options.protocol)
-    spec = task_prompt(task.name, task.kind, options.protocol)
-    settings = chosen.describe() | spec.describe()
+    spec = task_prompt(task.name, task.kind, options.protocol, options.family)
+    settings = chosen.describe(options.family) | spec.describe()
     overrides = {}
     if options.max_new_tokens is not None:
         settings["decoding"]["max_new_tokens"] = options.max_new_tokens

@@ -77,21 +77,25 @@ _QWEN2_5_VISION = {
     "vision_heads": 16,
     "vision_blocks": (7, 15, 23, 31),
 }
+# Qwen2-VL-7B and Qwen2.5-VL-7B share their language model's widths (Qwen2-7B's)
+_QWEN2_7B_WIDTHS = {
+    "hidden_size": 3584,
+    "intermediate_size": 18944,
+    "num_layers": 28,
+    "num_heads": 28,
+    "num_kv_heads": 4,
+    "vocab_size": 152_064,
+    "tie_word_embeddings": False,
+    "mrope_section": (16, 24, 24),
+}
 PUBLISHED: dict[str, PublishedShape] = {
     "qwen2-vl-7b": PublishedShape(
         family="qwen2-vl",
-        hidden_size=3584,
-        intermediate_size=18944,
-        num_layers=28,
-        num_heads=28,
-        num_kv_heads=4,
-        vocab_size=152_064,
-        tie_word_embeddings=False,
-        mrope_section=(16, 24, 24),
         vision_depth=32,
         vision_hidden_size=1280,
         vision_intermediate_size=5120,
         vision_heads=16,
+        **_QWEN2_7B_WIDTHS,
         **_QWEN2_TEXT,
     ),
     "qwen2.5-vl-3b": PublishedShape(
@@ -109,14 +113,7 @@ PUBLISHED: dict[str, PublishedShape] = {
     ),
     "qwen2.5-vl-7b": PublishedShape(
         family="qwen2.5-vl",
-        hidden_size=3584,
-        intermediate_size=18944,
-        num_layers=28,
-        num_heads=28,
-        num_kv_heads=4,
-        vocab_size=152_064,
-        tie_word_embeddings=False,
-        mrope_section=(16, 24, 24),
+        **_QWEN2_7B_WIDTHS,
         **_QWEN2_5_TEXT,
         **_QWEN2_5_VISION,
     ),

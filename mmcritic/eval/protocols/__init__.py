@@ -110,9 +110,16 @@ class Protocol:
         """The media budget for a model of `family` (None: a served model of unknown family)."""
         return self.family_media.get(family or "", self.media)
 
-    def describe(self) -> dict[str, Any]:
-        """The settings the protocol implies, as results.json records them."""
-        return asdict(self)
+    def describe(self, family: str | None = None) -> dict[str, Any]:
+        """The settings the protocol implies for a model of `family`, as results.json records
+        them: the media budget is the one that model's media were sized by."""
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "model_family": family,
+            "media": asdict(self.media_for(family)),
+            "comparable_with": self.comparable_with,
+        }
 
 
 PROTOCOLS: dict[str, Protocol] = {
@@ -151,17 +158,18 @@ def protocol(name: str) -> Protocol:
     return PROTOCOLS[name]
 
 
-def task_prompt(task: str, kind: str, protocol_name: str) -> TaskPrompt:
-    """How `task` (a `policy` or `critic` task) asks under the protocol: its own builder, the
-    `official` protocol falling back to lmms-eval's where a benchmark releases no prompt, and a
-    critic suite with no released judge prompt using the training template."""
+def task_prompt(task: str, kind: str, protocol_name: str, family: str | None = None) -> TaskPrompt:
+    """How `task` (a `policy` or `critic` task) asks under the protocol a model of `family`
+    (None: unknown, asked as Qwen2.5-VL): its own builder, lmms-eval's for the family's model
+    class, the `official` protocol falling back to lmms-eval's where a benchmark releases no
+    prompt, and a critic suite with no released judge prompt using the training template."""
     protocol(protocol_name)
     if kind == "critic":
         return _critic_builders(protocol_name).get(task, r1.CRITIC)
     if protocol_name == "r1":
         return r1.POLICY
     found = official.POLICY.get(task) if protocol_name == "official" else None
-    found = found or lmms_eval.POLICY.get(task)
+    found = found or lmms_eval.policy_prompts(family).get(task)
     if found is None:
         raise ValueError(f"task {task} has no {protocol_name} prompt; use --protocol r1")
     return found
@@ -174,10 +182,11 @@ def policy_prompt(
     problem: Problem,
     think_suffix: bool = True,
     max_new_tokens: int | None = None,
+    family: str | None = None,
 ) -> Prompt:
-    """The prompt `task` asks for `row` under the protocol; `max_new_tokens` overrides the
-    protocol's limit (r1's 2,048, lmms-eval's per-task ones)."""
-    spec = task_prompt(task, "policy", protocol_name)
+    """The prompt `task` asks for `row` under the protocol, of a model of `family`;
+    `max_new_tokens` overrides the protocol's limit (r1's 2,048, lmms-eval's per-task ones)."""
+    spec = task_prompt(task, "policy", protocol_name, family)
     built = spec(row, problem, think_suffix) if spec is r1.POLICY else spec(row, problem)
     return _with_limit(built, max_new_tokens)
 

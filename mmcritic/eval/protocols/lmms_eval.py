@@ -1,11 +1,14 @@
-"""The `lmms-eval` protocol: what lmms-eval 0.7.3 gives `--model qwen2_5_vl` on each task.
+"""The `lmms-eval` protocol: what lmms-eval 0.7.3 gives `--model qwen2_5_vl` on each task, and
+`--model qwen3_vl` to a Qwen3-VL model.
 
 Each builder repeats the task's `doc_to_text` / `doc_to_messages` under the resolved default
 `lmms_eval_specific_kwargs`, and the YAML's `generation_kwargs` merged over the chat model's
 defaults (128 new tokens, greedy; a temperature above 0 samples whatever `do_sample` says). The
 prompt code is the same at commit 75571cfe; `docs/reference/lmms_eval_qwen2_5_vl.md` holds the
 source of every fact, and `tests/fixtures/protocols/lmms_eval_snapshots.json`, rendered by
-lmms-eval's own functions, pins the strings.
+lmms-eval's own functions, pins the strings (`lmms_eval_qwen3_vl_snapshots.json` those of
+`--model qwen3_vl`: its YAML entries change the prompts of mmmu_val, mmstar and videomme, the
+others resolve to the same `default`).
 """
 
 from __future__ import annotations
@@ -45,8 +48,7 @@ def mmmu(row: Row, problem: Problem) -> Prompt:
         text = f"{row['question']}\n{_lettered(options)}\n\n{DIRECT_LETTER}"
     else:
         text = f"{row['question']}\n\n{SHORT_ANSWER}"
-    names = sorted({token.strip("<>").replace(" ", "_") for token in _IMAGE_TOKEN.findall(text)})
-    images = tuple(row[name] for name in names)
+    images = _referred_images(row, text)
     pieces = re.sub(r"<image [1-7]>", "<image>", text).split("<image>")
     parts: list[str | int] = []
     for index in range(len(images)):
@@ -55,6 +57,12 @@ def mmmu(row: Row, problem: Problem) -> Prompt:
         parts.append(index)
     parts.append(pieces[-1].strip())
     return Prompt(tuple(parts), images)
+
+
+def _referred_images(row: Row, text: str) -> tuple[Any, ...]:
+    """`mmmu_doc_to_visual`: the row's images the text refers to (`<image N>`), by name."""
+    names = sorted({token.strip("<>").replace(" ", "_") for token in _IMAGE_TOKEN.findall(text)})
+    return tuple(row[name] for name in names)
 
 
 # mathvista_testmini: the `format-prompt` variant (`mathvista_testmini_format`).
@@ -203,6 +211,37 @@ def videomme(row: Row, problem: Problem) -> Prompt:
     return media_first(text, videos=problem.videos)
 
 
+# `--model qwen3_vl`: the YAMLs' `qwen3_vl` entries, lmms-eval's adaptation of the Qwen3-VL
+# report's prompts (`*_doc_to_text_qwen3vl`; MMMU then shows every image before the text).
+QWEN3_VL_LETTER = "Answer with the option letter only."
+QWEN3_VL_OPEN_ENDED = "Please select the correct answer from the options above."
+
+
+def mmmu_qwen3_vl(row: Row, problem: Problem) -> Prompt:
+    """`mmmu_doc_to_messages_qwen3vl`: the referred images first (by ascending name, found in
+    the question and, for a multiple-choice one, its options), then the text with its
+    `<image N>` placeholders kept."""
+    lettered = _lettered(problem.meta["options"])
+    multiple_choice = row["question_type"] == "multiple-choice"
+    ending = QWEN3_VL_LETTER if multiple_choice else QWEN3_VL_OPEN_ENDED
+    text = f"Question: {row['question']}\nOptions:\n{lettered}\n{ending}"
+    referring = f"{row['question']}\n{lettered}" if multiple_choice else row["question"]
+    return media_first(text, _referred_images(row, referring))
+
+
+def mmstar_qwen3_vl(row: Row, problem: Problem) -> Prompt:
+    """`mmstar_doc_to_text` with the qwen3_vl pre and post prompts (no newline before it)."""
+    question = str(row["question"]).strip().replace(" Please answer yes or no.", "")
+    return media_first(f"Question: {question}{QWEN3_VL_LETTER}", [row["image"]])
+
+
+def videomme_qwen3_vl(row: Row, problem: Problem) -> Prompt:
+    """`videomme_doc_to_text_qwen3vl`."""
+    options = "\n".join(str(option) for option in problem.meta["option_lines"])
+    text = f"Question: {row['question']}\nOptions:\n{options}\n{QWEN3_VL_LETTER}"
+    return media_first(text, videos=problem.videos)
+
+
 def _task(build, decoding: Decoding, path: str) -> TaskPrompt:
     return TaskPrompt(build, decoding, f"{VERSION} lmms_eval/tasks/{path}")
 
@@ -225,6 +264,18 @@ POLICY = {
     "mmvu": _task(mmvu, Decoding(1024, temperature=0.7), "mmvu/utils.py"),
     "videomme": _task(videomme, Decoding(16), "videomme/utils.py"),
 }
+
+
+POLICY_QWEN3_VL = POLICY | {
+    "mmmu_val": _task(mmmu_qwen3_vl, GREEDY_128, "mmmu/utils.py (qwen3_vl)"),
+    "mmstar": _task(mmstar_qwen3_vl, GREEDY_128, "mmstar/utils.py (qwen3_vl)"),
+    "videomme": _task(videomme_qwen3_vl, Decoding(16), "videomme/utils.py (qwen3_vl)"),
+}
+
+
+def policy_prompts(family: str | None) -> dict[str, TaskPrompt]:
+    """The policy prompts lmms-eval gives a model of `family` (None: Qwen2.5-VL's)."""
+    return POLICY_QWEN3_VL if family == "qwen3-vl" else POLICY
 
 
 # Critic suites: the judge prompts lmms-eval ships.
