@@ -224,6 +224,30 @@ def test_video_sft_then_grpo_train_every_family(tiny_family, motion_data, tmp_pa
     assert changed_tensors(weights(warm), weights(Path(summary["final_model"])))
 
 
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_lora_grpo_trains_adapters_that_load_back_merged(warm_family, color_data, tmp_path, family):
+    """The default LoRA targets (attention and MLP projections) exist in every family's language
+    model; the saved adapter loads strictly onto its base and merges."""
+    warm = warm_family(family)
+    recipe = tiny_recipe(
+        warm,
+        color_data,
+        tmp_path / "run",
+        "model.lora.enabled=true",
+        "model.lora.r=4",
+        "grpo.num_generations=4",
+        "grpo.max_completion_length=12",
+        "optim.per_device_train_batch_size=8",
+        "report_to=[]",
+    )
+    saved = Path(train(recipe)["final_model"])
+    assert (saved / "adapter_model.safetensors").is_file()
+    merged = load_model(str(saved), torch.float32).state_dict()
+    base = load_model(str(warm), torch.float32).state_dict()
+    moved = [name for name in base if not torch.equal(base[name], merged[name])]
+    assert moved and all(name.endswith("proj.weight") for name in moved), moved
+
+
 @pytest.mark.parametrize("family", ["qwen2-vl", "qwen3-vl"])
 def test_resumed_grpo_run_matches_the_uninterrupted_run_on_other_families(
     warm_family, color_data, tmp_path, family
@@ -348,3 +372,33 @@ def test_a_served_qwen3_vl_answers_as_in_process_with_media_on_its_grid(
         assert all(side % 32 == 0 for side in picture.load(16).size)
     finally:
         server.kill()
+
+
+def test_preprocess_counts_visual_tokens_on_the_family_grid(tmp_path, capsys):
+    """`--family qwen3-vl`: a 4000x3000 image capped at the same 4.2 M pixels costs 4,015
+    tokens of 32x32 pixels rather than 5,292 of 28x28, and the estimate says so."""
+    image = write_png(tmp_path / "large.png", (4000, 3000))
+    row = {
+        "id": "a",
+        "question": "What?",
+        "chosen": "Red.",
+        "rejected": "Blue.",
+        "image": "large.png",
+    }
+    (tmp_path / "pairs.jsonl").write_text(json.dumps(row) + "\n")
+    estimates = {}
+    for family in ("qwen2.5-vl", "qwen3-vl"):
+        out = tmp_path / family
+        args = ["--quiet", "preprocess", "--format", "chosen-rejected", "--family", family]
+        assert main([*args, "--input", str(tmp_path / "pairs.jsonl"), "--output", str(out)]) == 0
+        capsys.readouterr()
+        [record] = [json.loads(line) for line in (out / "data.jsonl").read_text().splitlines()]
+        estimates[family] = record["meta"]["prompt_tokens_est"]
+    budget = PixelBudget()
+    visual = {
+        family: image_token_count(4000, 3000, budget, FAMILIES[family].patch_size)
+        for family in estimates
+    }
+    assert image.is_file() and visual["qwen3-vl"] < 0.8 * visual["qwen2.5-vl"]
+    text_tokens = estimates["qwen2.5-vl"] - visual["qwen2.5-vl"]
+    assert estimates["qwen3-vl"] == text_tokens + visual["qwen3-vl"]
