@@ -25,12 +25,12 @@ from typing import Any
 from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
+from mmcritic.inference.questions import answer_questions
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, run_quickstart
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
-    answer_questions,
     final_model,
     policy_questions,
     stage_recipe,

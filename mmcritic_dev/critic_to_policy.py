@@ -31,15 +31,14 @@ from typing import Any
 from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
+from mmcritic.inference.questions import answer_questions, same_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
 from mmcritic_dev.quickstart import QuickstartData, mean_interval, prepare_inputs
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
-    answer_questions,
     final_model,
     policy_questions,
-    same_answer,
     stage_recipe,
     write_merged,
 )

@@ -4,16 +4,12 @@ synthetic policy questions (benchmarks/critic_to_policy.py, benchmarks/critic_in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.dataset import DatasetWriter, read_records
-from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import DATA_FILE, Record
 from mmcritic.data.synth import synthesize
-from mmcritic.rewards.answers import normalize_answer
 from mmcritic.train.config import Recipe, load_recipe
 from mmcritic.train.run import FINAL_DIR, train
 from mmcritic_dev.quickstart import QuickstartData
@@ -83,55 +79,3 @@ def write_merged(folder: Path, records: list[Record]) -> Path:
         writer.add_row([record])
     writer.close()
     return folder
-
-
-@dataclass
-class Answered:
-    """A model's answers to policy questions: one greedy and `samples` sampled at temperature 1
-    per question, with the loaded model, so a study can go on to judge the samples."""
-
-    model: Any
-    processor: Any
-    questions: list[Record]
-    items: list[tuple[Any, str]]
-    greedy: list[Any]
-    sampled: list[list[Any]]
-
-    def greedy_right(self) -> list[bool]:
-        """Whether each question's greedy answer is its reference answer."""
-        return [
-            same_answer(answer.final_answer, question.answer)
-            for answer, question in zip(self.greedy, self.questions, strict=True)
-        ]
-
-    def sampled_right(self) -> list[list[bool]]:
-        """Whether each sampled answer is its question's reference answer, per question."""
-        return [
-            [same_answer(answer.final_answer, question.answer) for answer in answers]
-            for answers, question in zip(self.sampled, self.questions, strict=True)
-        ]
-
-
-def answer_questions(
-    model_dir: Path, questions: list[Record], samples: int, budget: MediaBudget, seed: int
-) -> Answered:
-    """Greedy and sampled answers of the model in `model_dir` to the questions, on the CPU."""
-    from mmcritic.inference import Policy
-    from mmcritic.inference.engines import load_model_for_inference
-    from mmcritic.inference.media import Media
-
-    model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")
-    policy = Policy(model, processor, max_new_tokens=48, batch_size=32)
-    image = budget.image
-    items = [
-        (Media.image(q.images[0], image.min_pixels, image.max_pixels), q.meta["question"])
-        for q in questions
-    ]
-    greedy = [answers[0] for answers in policy.answer_many(items)]
-    sampled = policy.answer_many(items, n=samples, temperature=1.0, seed=seed)
-    return Answered(model, processor, questions, items, greedy, sampled)
-
-
-def same_answer(answer: str | None, reference: str) -> bool:
-    """Whether a final answer is the reference answer, both normalized."""
-    return answer is not None and normalize_answer(answer) == normalize_answer(reference)

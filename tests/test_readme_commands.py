@@ -50,6 +50,7 @@ NEEDS = (
 # the quickstart's critic stops after its verdict
 SHORTENED = (
     ("mmcritic train recipes/quickstart_cpu.yaml", "max_steps=1 save_steps=1 logging_steps=1"),
+    ("mmcritic tiny-model runs/base --instruct", "--instruct-steps 2"),
     ("mmcritic critique --model", "--max-new-tokens 16"),
     ("mmcritic best-of-n --model", "--max-new-tokens 16"),
     ("mmcritic eval --model", "--max-new-tokens 16"),

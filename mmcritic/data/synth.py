@@ -103,7 +103,9 @@ def _draw_shape(draw: ImageDraw.ImageDraw, shape: str, box: tuple[int, int, int,
         draw.polygon([((left + right) // 2, top), (right, bottom), (left, bottom)], fill=fill)
 
 
-def _make_color(rng: random.Random, path: Path, palette: list[str]) -> Truth:
+def _one_shape(rng: random.Random, path: Path, palette: list[str]) -> tuple[str, str, str]:
+    """Draws one shape of a palette colour at a random place and size; returns its colour, a
+    wrong colour from the palette, and its shape."""
     color, wrong = rng.sample(palette, 2)
     shape = rng.choice(SHAPES)
     size = rng.randint(40, 80)
@@ -111,17 +113,81 @@ def _make_color(rng: random.Random, path: Path, palette: list[str]) -> Truth:
     image = Image.new("RGB", (IMAGE_SIDE, IMAGE_SIDE), BACKGROUND)
     _draw_shape(ImageDraw.Draw(image), shape, (left, top, left + size, top + size), COLORS[color])
     image.save(path.with_suffix(".png"))
+    return color, wrong, shape
+
+
+def _shown(color: str, shape: str) -> str:
+    return f"The image shows one {color} {shape} on a grey background"
+
+
+def _make_color(rng: random.Random, path: Path, palette: list[str]) -> Truth:
+    color, wrong, shape = _one_shape(rng, path, palette)
     return Truth(
         question="What colour is the shape in the image?",
         correct=f"The shape is {color}.",
         wrong=f"The shape is {wrong}.",
         paraphrase=f"It is a {color} {shape}.",
-        observation=f"The image shows one {color} {shape} on a grey background",
-        wrong_observation=f"The image shows one {wrong} {shape} on a grey background",
+        observation=_shown(color, shape),
+        wrong_observation=_shown(wrong, shape),
         right_word=color,
         wrong_word=wrong,
         facts={"color": color, "shape": shape, "wrong": wrong},
     )
+
+
+def _make_shape(rng: random.Random, path: Path, palette: list[str]) -> Truth:
+    color, _, shape = _one_shape(rng, path, palette)
+    wrong = rng.choice([other for other in SHAPES if other != shape])
+    return Truth(
+        question="What shape is in the image?",
+        correct=f"It is a {shape}.",
+        wrong=f"It is a {wrong}.",
+        paraphrase=f"The image shows a {shape}.",
+        observation=_shown(color, shape),
+        wrong_observation=_shown(color, wrong),
+        right_word=shape,
+        wrong_word=wrong,
+        facts={"color": color, "shape": shape, "wrong": wrong},
+    )
+
+
+def _make_yes_no(rng: random.Random, path: Path, palette: list[str]) -> Truth:
+    """ "Is the shape X?", asked about its own colour half the time, so yes and no are even."""
+    color, other, shape = _one_shape(rng, path, palette)
+    asked = rng.choice((color, other))
+    right, wrong = ("yes", "no") if asked == color else ("no", "yes")
+    return Truth(
+        question=f"Is the shape in the image {asked}?",
+        correct=f"{right.capitalize()}, the shape is {color}.",
+        wrong=f"{wrong.capitalize()}, the shape is {asked if asked != color else other}.",
+        paraphrase=f"{right.capitalize()}: it is a {color} {shape}.",
+        observation=_shown(color, shape),
+        wrong_observation=_shown(asked if asked != color else other, shape),
+        right_word=right,
+        wrong_word=wrong,
+        facts={"color": color, "shape": shape, "asked": asked},
+    )
+
+
+def _make_describe(rng: random.Random, path: Path, palette: list[str]) -> Truth:
+    """A short free answer naming the colour and the shape ("a red circle")."""
+    color, wrong, shape = _one_shape(rng, path, palette)
+    right_words, wrong_words = _with_article(f"{color} {shape}"), _with_article(f"{wrong} {shape}")
+    return Truth(
+        question="Describe the image in a few words.",
+        correct=f"{right_words.capitalize()} on a grey background.",
+        wrong=f"{wrong_words.capitalize()} on a grey background.",
+        paraphrase=f"One {color} {shape}.",
+        observation=_shown(color, shape),
+        wrong_observation=_shown(wrong, shape),
+        right_word=right_words,
+        wrong_word=wrong_words,
+        facts={"color": color, "shape": shape, "wrong": wrong},
+    )
+
+
+def _with_article(words: str) -> str:
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
 
 
 def _make_count(rng: random.Random, path: Path, palette: list[str]) -> Truth:
@@ -208,6 +274,9 @@ TASKS: dict[str, SynthTask] = {
     for task in (
         SynthTask("color", "image", _make_color, "colour of one shape"),
         SynthTask("count", "image", _make_count, "number of shapes (1-6)"),
+        SynthTask("shape", "image", _make_shape, "which shape (circle, square, triangle)"),
+        SynthTask("yesno", "image", _make_yes_no, "yes or no: is the shape a given colour"),
+        SynthTask("describe", "image", _make_describe, "a few words: the colour and the shape"),
         SynthTask("motion", "video", _make_motion, "direction a dot moves in a short mp4"),
     )
 }
