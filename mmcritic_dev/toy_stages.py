@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mmcritic.data.convert import BuildOptions
-from mmcritic.data.dataset import DatasetWriter, read_records
+from mmcritic.data.dataset import read_records, write_records
 from mmcritic.data.schema import DATA_FILE, Record
 from mmcritic.data.synth import synthesize
 from mmcritic.train.config import Recipe, load_recipe
@@ -74,8 +74,4 @@ def write_merged(folder: Path, records: list[Record]) -> Path:
     """One dataset folder holding records of several (their media paths are absolute)."""
     if (folder / DATA_FILE).is_file():
         return folder
-    writer = DatasetWriter(folder, {"merged": len(records)}, "overwrite")
-    for record in records:
-        writer.add_row([record])
-    writer.close()
-    return folder
+    return write_records(folder, records, {"merged": len(records)})

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from PIL import Image
+from safetensors.torch import load_file
 
 from mmcritic.cli import main
 from mmcritic.data.dataset import read_records
@@ -55,12 +57,19 @@ def test_the_base_is_reused_for_the_same_settings_and_rebuilt_for_others(tmp_pat
     weights = (out / "model.safetensors").stat().st_mtime_ns
     assert build_instruct_base(out, QUICK) == first
     assert (out / "model.safetensors").stat().st_mtime_ns == weights
-    again = build_instruct_base(out, replace(QUICK, steps=3))
-    assert again["settings"]["steps"] == 3
-    assert (out / "model.safetensors").stat().st_mtime_ns != weights
+    other = replace(QUICK, learning_rate=5e-2)
+    again = build_instruct_base(out, other)
+    assert again["settings"]["learning_rate"] == 5e-2
     report = json.loads((out / REPORT_FILE).read_text())
     assert set(report["accuracy"]) == {*QUICK.tasks, "all"}
     assert report["accuracy"]["all"]["questions"] == len(QUICK.tasks) * QUICK.heldout
+    # rebuilt from scratch: the finished run of the first settings must not stand in for it
+    fresh = tmp_path / "fresh"
+    build_instruct_base(fresh, other)
+    rebuilt, expected = (load_file(str(folder / "model.safetensors")) for folder in (out, fresh))
+    assert all(torch.equal(rebuilt[name], expected[name]) for name in expected)
+    untrained = load_file(str(tmp_path / "base.build" / "tiny" / "model.safetensors"))
+    assert not all(torch.equal(rebuilt[name], untrained[name]) for name in untrained)
 
 
 def test_cli_builds_the_instruct_base(tmp_path, capsys):

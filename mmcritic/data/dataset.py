@@ -277,6 +277,16 @@ class DatasetWriter:
         return stats
 
 
+def write_records(folder: Path, records: Sequence[Record], settings: dict[str, Any]) -> Path:
+    """A dataset folder holding exactly `records`, replacing what it held: several sets merged
+    into one to train on (their media paths are absolute, so they stay where they are)."""
+    writer = DatasetWriter(folder, settings, "overwrite")
+    for record in records:
+        writer.add_row([record])
+    writer.close()
+    return folder
+
+
 def data_kinds(folder: str | Path) -> list[str]:
     """The record kinds a dataset folder holds, from its stats (its records when it has none;
     pairwise when the folder is not there yet, as for a dry run)."""

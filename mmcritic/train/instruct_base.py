@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 
 INSTRUCT_TASKS = ("color", "count", "shape", "yesno", "describe")
 REPORT_FILE = "instruct_base.json"
+# the settings a build folder was started with
+BUILD_SETTINGS = "settings.json"
 LOGGING_STEPS = 20
 
 
@@ -73,7 +75,7 @@ def build_instruct_base(out: Path, spec: InstructSpec | None = None) -> dict[str
         if report["settings"] == settings:
             logger.info("instruct base in %s is built with these settings: reused", out)
             return report
-    work = out.with_name(f"{out.name}.build")
+    work = _build_folder(out, settings)
     train_dir, heldout = _questions(work, spec)
     final = _supervised(work, spec, train_dir)
     if out.exists():
@@ -88,10 +90,23 @@ def _settings(spec: InstructSpec) -> dict[str, Any]:
     return json.loads(json.dumps(asdict(spec)))
 
 
+def _build_folder(out: Path, settings: dict[str, Any]) -> Path:
+    """The folder the base is built in, beside `out`: kept when it holds an interrupted build
+    of the same settings (the SFT run then resumes), emptied otherwise, since a finished or
+    resumed run of other settings would stand in for the one asked for."""
+    work = out.with_name(f"{out.name}.build")
+    stamp = work / BUILD_SETTINGS
+    if work.exists() and not (stamp.is_file() and json.loads(stamp.read_text()) == settings):
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(json.dumps(settings))
+    return work
+
+
 def _questions(work: Path, spec: InstructSpec) -> tuple[Path, list[Record]]:
     """Training questions of every task in one folder, and the held-out ones."""
     from mmcritic.data.convert import BuildOptions
-    from mmcritic.data.dataset import DatasetWriter, read_records
+    from mmcritic.data.dataset import read_records, write_records
     from mmcritic.data.synth import synthesize
 
     build = BuildOptions(
@@ -113,11 +128,7 @@ def _questions(work: Path, spec: InstructSpec) -> tuple[Path, list[Record]]:
                 kind="verifiable",
             )
             splits[split] += read_records(folder)
-    train_dir = work / "questions" / "train"
-    writer = DatasetWriter(train_dir, {"tasks": list(spec.tasks)}, "overwrite")
-    for record in splits["train"]:
-        writer.add_row([record])
-    writer.close()
+    train_dir = write_records(work / "questions" / "train", splits["train"], {"tasks": list(spec.tasks)})
     return train_dir, splits["heldout"]
 
 
