@@ -202,7 +202,7 @@ def run_eval(
 def _run_eval(options: EvalOptions, backend: Backend | None, judge: Judge | None) -> dict:
     _check_settings(options)
     backend = backend or _backend(options)
-    options = replace(options, family=options.family or _family(backend))
+    options = replace(options, family=options.family or _family(getattr(backend, "engine", None)))
     results: dict[str, Any] = {"model": options.model, "tasks": {}}
     earlier_engine = _earlier_results(options.output).get("engine")
     started, answered = time.perf_counter(), 0
@@ -248,15 +248,14 @@ def _backend(options: EvalOptions) -> Backend:
     if options.model.startswith(REPLAY_PREFIX):
         return ReplayBackend(options.model.removeprefix(REPLAY_PREFIX))
     engine = open_engine(options.engine_options)
-    family = options.family or (engine.family.name if engine.family is not None else None)
-    media = PROTOCOLS[options.protocol].media_for(family)
+    media = PROTOCOLS[options.protocol].media_for(options.family or _family(engine))
     return ModelBackend(engine, options.generation, media)
 
 
-def _family(backend: Backend) -> str | None:
-    """The family of the model behind a backend, None when it cannot tell (a replay, a server
-    whose model's config is not here)."""
-    family = getattr(getattr(backend, "engine", None), "family", None)
+def _family(engine: Any) -> str | None:
+    """The family of the model behind an engine, None when it cannot tell (no engine: a replay;
+    a server whose model's config is not here)."""
+    family = getattr(engine, "family", None)
     return family.name if family is not None else None
 
 

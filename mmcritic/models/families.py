@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mmcritic.data.media import MediaBudget
+from mmcritic.data.resize import SPATIAL_MERGE_SIZE
 
 # Qwen's media tokens, the same strings and roles in every family here.
 VISION_START_TOKEN = "<|vision_start|>"
@@ -41,13 +42,11 @@ class Family:
     `patch_size` and `merge_size` fix the pixel grid: one visual token covers a square of
     `token_side` pixels, so images are resized to multiples of it and a token budget is
     `pixels / token_side**2`. `rope_media_keys` are the processor outputs besides the grids that
-    the model's `get_rope_index` reads. `frame_timestamps` says whether the processor writes a
-    `<t seconds>` text before each frame pair of a video (Qwen3-VL), so a video's tokens are not
-    one run of `<|video_pad|>`. `vllm_video` says whether vLLM (0.30, with transformers 5.23)
-    encodes the family's video prompts as its own processor does: for Qwen3-VL it fails on
-    every video prompt, and it writes the frames' wrappers in another order than the model's
+    the model's `get_rope_index` reads. `vllm_video` says whether vLLM (0.30, with transformers
+    5.23) encodes the family's video prompts as its own processor does: for Qwen3-VL it fails
+    on every video prompt, and it writes the frames' wrappers in another order than the model's
     processor (vllm-project/vllm#46817), so videos are refused there. `lmms_eval_model` is the
-    `--model` lmms-eval runs it with."""
+    `--model` lmms-eval runs it with, which the `lmms-eval` protocol follows."""
 
     name: str
     model_type: str
@@ -61,9 +60,8 @@ class Family:
     image_mean: tuple[float, float, float]
     image_std: tuple[float, float, float]
     rope_media_keys: tuple[str, ...] = ()
-    frame_timestamps: bool = False
     vllm_video: bool = True
-    merge_size: int = 2
+    merge_size: int = SPATIAL_MERGE_SIZE
     temporal_patch_size: int = 2
 
     @property
@@ -148,7 +146,6 @@ FAMILIES: dict[str, Family] = {
             lmms_eval_model="qwen3_vl",
             image_mean=(0.5, 0.5, 0.5),
             image_std=(0.5, 0.5, 0.5),
-            frame_timestamps=True,
             vllm_video=False,
         ),
     )

@@ -128,8 +128,8 @@ def _questions(work: Path, spec: InstructSpec) -> tuple[Path, list[Record]]:
                 kind="verifiable",
             )
             splits[split] += read_records(folder)
-    train_dir = write_records(work / "questions" / "train", splits["train"], {"tasks": list(spec.tasks)})
-    return train_dir, splits["heldout"]
+    settings = {"tasks": list(spec.tasks)}
+    return write_records(work / "questions" / "train", splits["train"], settings), splits["heldout"]
 
 
 def _supervised(work: Path, spec: InstructSpec, train_dir: Path) -> Path:

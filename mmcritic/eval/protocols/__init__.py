@@ -24,6 +24,7 @@ from mmcritic.eval.protocols import lmms_eval, official, r1, verdicts
 from mmcritic.eval.protocols.prompt import Decoding, Prompt, TaskPrompt, media_first
 from mmcritic.eval.tasks import Pair, Problem, Row
 from mmcritic.inference.media import EVAL_IMAGES
+from mmcritic.models.families import DEFAULT_FAMILY, family_named
 from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 __all__ = [
@@ -87,28 +88,29 @@ LMMS_EVAL_QWEN2_VL_MEDIA = MediaBudget(
         total_pixels=int(128_000 * 28 * 28 * 0.9),
     ),
 )
-LMMS_EVAL_FAMILY_MEDIA = {
-    "qwen2-vl": LMMS_EVAL_QWEN2_VL_MEDIA,
-    "qwen3-vl": LMMS_EVAL_QWEN3_VL_MEDIA,
+# by lmms-eval model class (`Family.lmms_eval_model`); qwen2_5_vl's is the protocol's own
+LMMS_EVAL_MODEL_MEDIA = {
+    "qwen2_vl": LMMS_EVAL_QWEN2_VL_MEDIA,
+    "qwen3_vl": LMMS_EVAL_QWEN3_VL_MEDIA,
 }
 
 
 @dataclass(frozen=True)
 class Protocol:
     """A named protocol: how media are sized and which published tables its numbers compare
-    with; prompts and decoding come per task from its builders. `family_media` holds the media
-    budget for model families whose reference harness sizes media its own way (lmms-eval's
-    Qwen2-VL and Qwen3-VL classes); other families get `media`."""
+    with; prompts and decoding come per task from its builders. `model_media` holds the media
+    budget for the model families whose lmms-eval class (`Family.lmms_eval_model`) sizes media
+    its own way (`qwen2_vl`, `qwen3_vl`); other families get `media`."""
 
     name: ProtocolName
     summary: str
     media: MediaBudget
     comparable_with: str
-    family_media: dict[str, MediaBudget] = field(default_factory=dict)
+    model_media: dict[str, MediaBudget] = field(default_factory=dict)
 
     def media_for(self, family: str | None) -> MediaBudget:
         """The media budget for a model of `family` (None: a served model of unknown family)."""
-        return self.family_media.get(family or "", self.media)
+        return self.model_media.get(lmms_eval_model(family), self.media)
 
     def describe(self, family: str | None = None) -> dict[str, Any]:
         """The settings the protocol implies for a model of `family`, as results.json records
@@ -138,7 +140,7 @@ PROTOCOLS: dict[str, Protocol] = {
         LMMS_EVAL_MEDIA,
         "tables made with lmms-eval (e.g. the lmms-eval Qwen2.5-VL results) for the same task "
         "variants",
-        LMMS_EVAL_FAMILY_MEDIA,
+        LMMS_EVAL_MODEL_MEDIA,
     ),
     "official": Protocol(
         "official",
@@ -146,7 +148,7 @@ PROTOCOLS: dict[str, Protocol] = {
         "Qwen2.5-VL budget and decoding unless the benchmark fixes its own",
         LMMS_EVAL_MEDIA,
         "the benchmark papers' own tables where they release their prompt",
-        LMMS_EVAL_FAMILY_MEDIA,
+        LMMS_EVAL_MODEL_MEDIA,
     ),
 }
 
@@ -156,6 +158,11 @@ def protocol(name: str) -> Protocol:
     if name not in PROTOCOLS:
         raise ValueError(f"unknown protocol {name!r}; choose one of {sorted(PROTOCOLS)}")
     return PROTOCOLS[name]
+
+
+def lmms_eval_model(family: str | None) -> str:
+    """The lmms-eval model class a model of `family` is run with (Qwen2.5-VL's when unknown)."""
+    return family_named(family or DEFAULT_FAMILY).lmms_eval_model
 
 
 def task_prompt(task: str, kind: str, protocol_name: str, family: str | None = None) -> TaskPrompt:
@@ -169,7 +176,7 @@ def task_prompt(task: str, kind: str, protocol_name: str, family: str | None = N
     if protocol_name == "r1":
         return r1.POLICY
     found = official.POLICY.get(task) if protocol_name == "official" else None
-    found = found or lmms_eval.policy_prompts(family).get(task)
+    found = found or lmms_eval.policy_prompts(lmms_eval_model(family)).get(task)
     if found is None:
         raise ValueError(f"task {task} has no {protocol_name} prompt; use --protocol r1")
     return found

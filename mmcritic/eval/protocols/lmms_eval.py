@@ -273,9 +273,13 @@ POLICY_QWEN3_VL = POLICY | {
 }
 
 
-def policy_prompts(family: str | None) -> dict[str, TaskPrompt]:
-    """The policy prompts lmms-eval gives a model of `family` (None: Qwen2.5-VL's)."""
-    return POLICY_QWEN3_VL if family == "qwen3-vl" else POLICY
+# by lmms-eval model class; every class without its own prompts follows the chat path's
+MODEL_POLICY = {"qwen3_vl": POLICY_QWEN3_VL}
+
+
+def policy_prompts(model: str) -> dict[str, TaskPrompt]:
+    """The policy prompts lmms-eval gives `--model MODEL`."""
+    return MODEL_POLICY.get(model, POLICY)
 
 
 # Critic suites: the judge prompts lmms-eval ships.
