@@ -90,6 +90,7 @@ def _trainer(
             "report_to=[]",
             "grpo.beta=0",
             "grpo.both_orders=false",
+            "grpo.pair_baseline=false",
             "grpo.shared_prefix=true",
             f"grpo.num_generations={n}",
             f"grpo.max_completion_length={completion}",

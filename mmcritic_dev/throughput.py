@@ -26,6 +26,7 @@ SAME_SAMPLING = (
     "grpo.balance_positions=false",
     "grpo.dynamic_sampling=false",
     "grpo.both_orders=false",
+    "grpo.pair_baseline=false",
     "rewards.consistency_weight=0",
     "data.eval=null",
     "report_to=[]",

@@ -130,7 +130,7 @@ def test_a_prompt_without_its_other_order_earns_nothing_and_is_counted():
     assert scores == [0.0, 0.0] and metrics["consistency/unpaired"] == 1.0
 
 
-def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency(
+def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency_and_pairs(
     tmp_path: Path, tiny_model_dir: Path
 ):
     from mmcritic.train.run import train
@@ -145,6 +145,7 @@ def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency(
         tmp_path / "run",
         "grpo.both_orders=true",
         "rewards.consistency_weight=0.5",
+        "grpo.pair_baseline=true",
         "grpo.num_generations=4",
         "optim.per_device_train_batch_size=16",
     )
@@ -152,6 +153,7 @@ def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency(
     history = json.loads((tmp_path / "run" / "log_history.json").read_text())
     assert any("rewards/consistency/mean" in entry for entry in history)
     assert all(entry.get("consistency/unpaired", 0.0) == 0.0 for entry in history)
+    assert any("pair_baseline/informative_pairs" in entry for entry in history)
     for line in (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines():
         ids = json.loads(line)["ids"]
         keys = Counter(key.removesuffix("#swapped") for key in ids)

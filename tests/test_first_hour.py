@@ -36,6 +36,7 @@ def train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]
         "grpo.num_generations=2",
         "grpo.max_completion_length=4",
         "grpo.both_orders=false",
+        "grpo.pair_baseline=false",
         "optim.per_device_train_batch_size=2",
         *overrides,
     ]

@@ -90,6 +90,7 @@ def uneven_rollout(tiny_model_dir, tmp_path_factory):
             f"grpo.num_generations={GENERATIONS}",
             "grpo.max_completion_length=6",
             "grpo.both_orders=false",
+            "grpo.pair_baseline=false",
             f"optim.per_device_train_batch_size={2 * GENERATIONS}",
         ],
     )

@@ -54,6 +54,7 @@ def _trainer(model_dir: Path, data: Path, records, out: Path, shared: bool):
             f"grpo.num_generations={GENERATIONS}",
             "grpo.max_completion_length=6",
             "grpo.both_orders=false",
+            "grpo.pair_baseline=false",
             f"grpo.shared_prefix={str(shared).lower()}",
             f"optim.per_device_train_batch_size={GENERATIONS * len(records)}",
         ],

@@ -51,6 +51,7 @@ def test_zero3_ranks_with_unequal_prompts_and_two_steps_per_generation_stay_in_s
         "grpo.max_completion_length=160",
         "grpo.steps_per_generation=2",
         "grpo.both_orders=false",
+        "grpo.pair_baseline=false",
         "grpo.shared_prefix=true",
         "grpo.beta=0.01",
         "optim.per_device_train_batch_size=8",

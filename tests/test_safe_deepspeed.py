@@ -80,6 +80,7 @@ def test_a_zero_resume_from_planted_shards_runs_no_payload(
         "save_steps=2",
         "grpo.max_completion_length=8",
         "grpo.both_orders=false",
+        "grpo.pair_baseline=false",
         "optim.per_device_train_batch_size=2",
     )
     root = Path(__file__).parents[1]

@@ -64,6 +64,7 @@ def tiny_recipe(model: Path, data: Path, out: Path, *overrides: str):
             "grpo.num_generations=2",
             "grpo.max_completion_length=8",
             "grpo.both_orders=false",
+            "grpo.pair_baseline=false",
             "optim.per_device_train_batch_size=4",
             *overrides,
         ],
@@ -366,6 +367,7 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
         "save_steps=100",
         "grpo.max_completion_length=8",
         "grpo.both_orders=false",
+        "grpo.pair_baseline=false",
         "optim.per_device_train_batch_size=2",
     )
     model = AutoModelForImageTextToText.from_pretrained(tmp_path / "run" / "final")

@@ -166,6 +166,10 @@ class GRPOSettings:
     # Each pair and its swapped copy in the same rollout batch (the copies are made from the
     # records' prompts, `mmcritic.data.pairs`), so every step shows both orders of every pair.
     both_orders: bool = False
+    # The baseline of a pair's rollouts over both its orders (`mmcritic.train.pair_baseline`):
+    # a critic that leans to one position then still has a gradient (its orders disagree)
+    # where each order alone scores the same in every rollout. Needs both_orders.
+    pair_baseline: bool = False
     # A logged warning when at least 95% of prompt groups have no reward spread (no gradient)
     # for this many steps in a row; the fraction is logged every step as frac_reward_zero_std.
     stall_steps: int = 10
@@ -212,8 +216,11 @@ class SFTSettings:
     # "rationale": imitate the rationale and the true verdict. "format": for pairwise records an
     # empty think block and each verdict once, which teaches the output format and nothing of the
     # answers (a warm start for a model that cannot yet produce the format at all); other records
-    # keep their rationale and answer.
-    target: Literal["rationale", "format"] = "rationale"
+    # keep their rationale and answer. "answer_first": as "format", with the think block holding
+    # the model's own answer to the pair's question (`meta.own_answer`, written by
+    # `mmcritic.inference.questions.with_own_answers` before the warm start): the critic learns
+    # to answer the question itself before it judges, from no label.
+    target: Literal["rationale", "format", "answer_first"] = "rationale"
     # Pack several examples into one sequence of max_length (fewer pad tokens per step);
     # padding_free concatenates a batch without padding (needs flash-attention).
     packing: bool = False
@@ -276,6 +283,16 @@ class Recipe:
             found.append(
                 "rewards.consistency_weight needs grpo.both_orders: true (the consistency reward "
                 "compares each prompt with its swapped copy in the same batch)"
+            )
+        if self.grpo.pair_baseline and not self.grpo.both_orders:
+            found.append(
+                "grpo.pair_baseline needs grpo.both_orders: true (the baseline is taken over a "
+                "pair's rollouts in both orders, in the same batch)"
+            )
+        if self.grpo.pair_baseline and self.grpo.dynamic_sampling:
+            found.append(
+                "grpo.pair_baseline and grpo.dynamic_sampling cannot be combined: dynamic "
+                "sampling keeps or drops each order's group alone and would split pairs"
             )
         rollout_rows = self.optim.per_device_train_batch_size * (
             self.grpo.steps_per_generation or self.optim.gradient_accumulation_steps

@@ -55,6 +55,7 @@ from mmcritic.train.media_rollout import (
     token_types,
 )
 from mmcritic.train.model_card import ModelCardMixin
+from mmcritic.train.pair_baseline import informative_pairs, pair_advantages
 from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
 from mmcritic.train.shared_prefix import SharedPrefixMixin
@@ -89,6 +90,7 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         dynamic_sampling_max_rounds: int = 4,
         balance_positions: bool = False,
         both_orders: bool = False,
+        pair_baseline: bool = False,
         stall_steps: int = 10,
         shared_prefix: bool = False,
         **kwargs: Any,
@@ -97,6 +99,7 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         self.shared_prefix = shared_prefix
         self._groups_drawn = 0
         self.both_orders = both_orders
+        self.pair_baseline = pair_baseline
         self.stall_steps = stall_steps
         self._stalled_steps = 0
         super().__init__(*args, **kwargs)
@@ -214,7 +217,24 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         finally:
             self._prompt_groups = None
         rollout["prompt_group"] = groups.to(rollout["prompt_ids"].device)
+        if self.pair_baseline and self.model.training:
+            rollout["advantages"] = self._pair_advantages(inputs).to(rollout["advantages"].device)
         return rollout
+
+    def _pair_advantages(self, inputs: list[dict]) -> torch.Tensor:
+        """This process's advantages with each pair's baseline over both its orders
+        (`mmcritic.train.pair_baseline`); the paired sampler keeps a pair's orders in one
+        process's batch. The share of pairs with a reward spread is logged."""
+        start = self.accelerator.process_index * len(inputs)
+        local = self._last_rewards[start : start + len(inputs)].cpu()
+        rewards = weighted_total(local, self.reward_weights)
+        # unscorable (every reward None): out of the baseline and no advantage, as in TRL
+        rewards[local.isnan().all(dim=1)] = torch.nan
+        pairs = [example["pair"] for example in inputs]
+        self._metrics["train"]["pair_baseline/informative_pairs"].append(
+            informative_pairs(rewards, pairs, self.num_generations)
+        )
+        return pair_advantages(rewards, pairs, self.num_generations, self.scale_rewards)
 
     def _rollout_media(self, inputs: list[dict]) -> dict:
         if not has_video(inputs):

@@ -425,6 +425,7 @@ def make_trainer(
         dynamic_sampling_max_rounds=recipe.grpo.dynamic_sampling_max_rounds,
         balance_positions=recipe.grpo.balance_positions,
         both_orders=recipe.grpo.both_orders,
+        pair_baseline=recipe.grpo.pair_baseline,
         shared_prefix=recipe.grpo.shared_prefix,
         stall_steps=recipe.grpo.stall_steps,
         callbacks=callbacks,

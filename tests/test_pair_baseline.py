@@ -1,0 +1,80 @@
+"""The pair baseline: a critic's rollouts judged against their pair's rollouts in both orders."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from mmcritic.train.config import RecipeError, load_recipe
+from mmcritic.train.pair_baseline import informative_pairs, pair_advantages
+
+N = 4  # rollouts per prompt
+RIGHT, WRONG = 1.0, 0.1  # a right verdict, and a wrong one in the right format
+
+
+def _pair(first: list[float], second: list[float], key: str = "p") -> tuple[list, list]:
+    return first + second, [key] * (len(first) + len(second))
+
+
+def test_a_critic_that_always_boxes_1_is_pushed_toward_the_order_it_gets_right():
+    """Each order alone scores the same in every rollout (GRPO: no gradient); over the pair,
+    the order with the better response first is pushed up and the swapped one down."""
+    rewards, pairs = _pair([RIGHT] * N, [WRONG] * N)
+    advantages = pair_advantages(torch.tensor(rewards), pairs, N)
+    assert torch.all(advantages[:N] > 0.9) and torch.all(advantages[N:] < -0.9)
+    assert math.isclose(advantages.sum().item(), 0.0, abs_tol=1e-6)
+    assert informative_pairs(torch.tensor(rewards), pairs, N) == 1.0
+
+
+def test_a_pair_judged_alike_everywhere_teaches_nothing_and_is_counted():
+    rewards, pairs = _pair([RIGHT] * N, [RIGHT] * N, "a")
+    more, more_pairs = _pair([RIGHT, WRONG, RIGHT, RIGHT], [RIGHT] * N, "b")
+    advantages = pair_advantages(torch.tensor(rewards + more), pairs + more_pairs, N)
+    assert torch.all(advantages[: 2 * N] == 0)
+    assert advantages[2 * N + 1] < 0 < advantages[2 * N]
+    assert informative_pairs(torch.tensor(rewards + more), pairs + more_pairs, N) == 0.5
+
+
+def test_the_baseline_and_spread_are_the_pair_s_whatever_order_the_rows_come_in():
+    rewards = torch.tensor([1.0, 0.1, 0.5, 0.1, 1.0, 1.0, 0.1, 0.5])
+    pairs = ["x"] * 4 + ["x"] * 4
+    expected = (rewards - rewards.mean()) / (rewards.std() + 1e-4)
+    assert torch.allclose(pair_advantages(rewards, pairs, N), expected)
+    shuffled = torch.randperm(8, generator=torch.Generator().manual_seed(0))
+    got = pair_advantages(rewards[shuffled], [pairs[i] for i in shuffled], N)
+    assert torch.allclose(got, expected[shuffled])
+    unscaled = pair_advantages(rewards, pairs, N, scale="none")
+    assert torch.allclose(unscaled, rewards - rewards.mean())
+
+
+def test_an_unscorable_rollout_is_left_out_of_the_baseline_and_gets_no_advantage():
+    rewards = torch.tensor([RIGHT, RIGHT, float("nan"), RIGHT, WRONG, WRONG, WRONG, WRONG])
+    advantages = pair_advantages(rewards, ["p"] * 8, N, scale="none")
+    assert advantages[2] == 0
+    mean = (4 * WRONG + 3 * RIGHT) / 7
+    assert math.isclose(advantages[0].item(), RIGHT - mean, rel_tol=1e-6)
+
+
+def test_a_pair_missing_an_order_is_refused():
+    with pytest.raises(ValueError, match="both orders of each pair"):
+        pair_advantages(torch.ones(N + 2), ["p"] * (N + 2), N)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        (["grpo.pair_baseline=true"], "needs grpo.both_orders"),
+        (
+            ["grpo.pair_baseline=true", "grpo.both_orders=true", "grpo.dynamic_sampling=true"],
+            "cannot be combined",
+        ),
+    ],
+)
+def test_a_recipe_asking_for_the_pair_baseline_where_it_cannot_work_is_refused(
+    tmp_path, overrides, problem
+):
+    given = ["output_dir=out", "model.name_or_path=m", f"data.train={tmp_path}", "stage=grpo"]
+    with pytest.raises(RecipeError, match=problem):
+        load_recipe(None, [*given, "grpo.num_generations=4", *overrides])
