@@ -6,7 +6,7 @@ studies judge the same answers with the model as its own critic (`benchmarks/cri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,20 +46,42 @@ def answer_questions(
     model_dir: Path, questions: list[Record], samples: int, budget: MediaBudget, seed: int
 ) -> Answered:
     """Greedy and sampled answers of the model in `model_dir` to the questions, on the CPU."""
-    from mmcritic.inference import Policy
-    from mmcritic.inference.engines import load_model_for_inference
-    from mmcritic.inference.media import Media
-
-    model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")
-    policy = Policy(model, processor, max_new_tokens=48, batch_size=32)
-    image = budget.image
-    items = [
-        (Media.image(q.images[0], image.min_pixels, image.max_pixels), q.meta["question"])
-        for q in questions
-    ]
+    model, processor, policy = _policy(model_dir)
+    items = _items(questions, budget)
     greedy = [answers[0] for answers in policy.answer_many(items)]
     sampled = policy.answer_many(items, n=samples, temperature=1.0, seed=seed)
     return Answered(model, processor, questions, items, greedy, sampled)
+
+
+def with_own_answers(model_dir: Path, records: list[Record], budget: MediaBudget) -> list[Record]:
+    """The records with `meta.own_answer`: the greedy boxed answer of the model in `model_dir`
+    to each record's question (`meta.question`) about its image, None where it boxed nothing.
+    An `answer_first` warm start (`sft.target`) thinks this answer before judging."""
+    _, _, policy = _policy(model_dir)
+    answers = [samples[0].final_answer for samples in policy.answer_many(_items(records, budget))]
+    return [
+        replace(record, meta={**record.meta, "own_answer": answer})
+        for record, answer in zip(records, answers, strict=True)
+    ]
+
+
+def _policy(model_dir: Path) -> tuple[Any, Any, Any]:
+    from mmcritic.inference import Policy
+    from mmcritic.inference.engines import load_model_for_inference
+
+    model, processor = load_model_for_inference(str(model_dir), "cpu", "float32")
+    return model, processor, Policy(model, processor, max_new_tokens=48, batch_size=32)
+
+
+def _items(records: list[Record], budget: MediaBudget) -> list[tuple[Any, str]]:
+    """Each record's image and question, as the policy takes them."""
+    from mmcritic.inference.media import Media
+
+    image = budget.image
+    return [
+        (Media.image(r.images[0], image.min_pixels, image.max_pixels), r.meta["question"])
+        for r in records
+    ]
 
 
 def same_answer(answer: str | None, reference: str) -> bool:

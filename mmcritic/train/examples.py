@@ -105,7 +105,7 @@ def position_of_answer(record: Record) -> str:
 
 def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | None = None) -> Any:
     """The records as a `datasets.Dataset` whose `images` and `videos` columns open files lazily;
-    with an `sft_target` ("rationale" or "format"), a row per completion SFT imitates."""
+    with an `sft_target` (`SFTSettings.target`), a row per completion SFT imitates."""
     import datasets
 
     from mmcritic.train.sft import sft_completions
@@ -129,6 +129,7 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
             "pair": pair_key(record) if record.kind == "pairwise" else record.id,
             "responses": list(record.meta.get("responses") or []),
             "rationale": str(record.meta.get("rationale", "")),
+            "own_answer": str(record.meta.get("own_answer") or ""),
         }
         for record in records
     ]

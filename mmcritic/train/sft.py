@@ -29,12 +29,21 @@ def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any
     would start from confident, arbitrary verdicts whose groups all score the same. Other
     records (policy questions) have no verdict set to split evenly, so they keep their rationale
     and answer: one warm start can teach a critic's format and a policy's answers together.
+    `target="answer_first"` thinks the model's own answer to the question (`own_answer`) before
+    the verdicts: judging then compares each response with an answer already written down.
     """
-    if target == "format" and row["kind"] == "pairwise":
-        texts = [reasoned_answer("", verdict) for verdict in FORMAT_VERDICTS]
+    if target in ("format", "answer_first") and row["kind"] == "pairwise":
+        thought = own_answer_thought(row["own_answer"]) if target == "answer_first" else ""
+        texts = [reasoned_answer(thought, verdict) for verdict in FORMAT_VERDICTS]
     else:
         texts = [reasoned_answer(row["rationale"], row["answer"])]
     return [[{"role": "assistant", "content": [{"type": "text", "text": text}]}] for text in texts]
+
+
+def own_answer_thought(answer: str) -> str:
+    """The think block of an `answer_first` warm start: the model's own answer, or nothing
+    when it gave none."""
+    return f"My answer: {answer}." if answer else ""
 
 
 class MediaCollator(DataCollatorForVisionLanguageModeling):
