@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,33 @@ def test_format_target_shows_every_prompt_with_both_verdicts(color_data):
         assert text.startswith("<think></think>")
         verdicts.setdefault(row["id"], set()).add(text[-2])
     assert all(seen == {"1", "2"} for seen in verdicts.values())
+
+
+def test_answer_first_target_thinks_the_model_s_own_answer_and_reads_no_label(color_data):
+    """Each pair is taught twice, once per verdict, with the model's own answer in the think
+    block (none where it boxed nothing): nothing in the targets depends on the better response."""
+    records = read_records(color_data)
+    own = ["purple", None] + ["red"] * (len(records) - 2)
+    answered = [
+        replace(record, meta={**record.meta, "own_answer": answer})
+        for record, answer in zip(records, own, strict=True)
+    ]
+    flipped = [replace(record, answer={"1": "2", "2": "1"}[record.answer]) for record in answered]
+    taught = [
+        sorted(row["completion"][0]["content"][0]["text"] for row in rows)
+        for rows in (
+            to_dataset(given, MediaBudget(), sft_target="answer_first").with_format(None)
+            for given in (answered, flipped)
+        )
+    ]
+    assert taught[0] == taught[1]
+    texts = to_dataset(answered[:2], MediaBudget(), sft_target="answer_first")["completion"]
+    assert [turn[0]["content"][0]["text"] for turn in texts] == [
+        "<think>My answer: purple.</think>\n\\boxed{1}",
+        "<think>My answer: purple.</think>\n\\boxed{2}",
+        "<think></think>\n\\boxed{1}",
+        "<think></think>\n\\boxed{2}",
+    ]
 
 
 def test_format_target_keeps_the_answers_of_policy_questions(color_data, tmp_path):
