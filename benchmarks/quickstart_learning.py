@@ -1,13 +1,14 @@
 """Does GRPO teach the tiny model to judge? Held-out accuracy of the warm start vs after GRPO.
 
-Builds the tiny model (width 128, about 1 M parameters) and the synthetic colour task (the full
-six-colour palette and the paper's judge prompt by default; `--colors 2 --hidden 64` is the
-easier variant on the 0.4 M-parameter model), runs the SFT format warm start
-(recipes/quickstart_cpu_sft.yaml), then GRPO (recipes/quickstart_cpu.yaml), all on the CPU, and
-prints the held-out report of both checkpoints: accuracy with the better response first and
-second, position-consistent accuracy (right in both orders), each with a 95% interval, and the
-gains in points. `--seeds N` repeats it with N seeds (model init, data, training) and prints
-the mean gain and its 95% interval.
+Builds the tiny instruct base (width 128, about 1 M parameters, trained to answer synthetic
+visual questions) and the synthetic colour pairs (the full six-colour palette and the paper's
+judge prompt by default), runs the warm start (recipes/quickstart_cpu_sft.yaml: the judge's
+format with the base's own answer first), then critic GRPO (recipes/quickstart_cpu.yaml), all
+on the CPU, and prints the base's accuracy on its questions and the held-out report of both
+checkpoints: accuracy with the better response first and second, position-consistent accuracy
+(right in both orders; chance is 25%), each with a 95% interval, and the gains in points.
+`--seeds N` repeats it with N seeds (model init, data, training) and prints the mean gain and
+its 95% interval.
 
     python benchmarks/quickstart_learning.py [--work runs/quickstart] [--seeds 3] [KEY=VALUE ...]
 

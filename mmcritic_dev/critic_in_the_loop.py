@@ -28,7 +28,7 @@ from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import LOG_HISTORY_FILE, train
-from mmcritic_dev.quickstart import QuickstartData, mean_interval, run_quickstart
+from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, run_quickstart
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
     final_model,
@@ -106,7 +106,7 @@ def critic_reward_part(work: Path, scale: LoopScale, recipes: Recipes) -> dict[s
         stage_recipe(
             recipes.sft,
             work / "policy_base",
-            critic_run / "tiny",
+            input_paths(critic_run)["model"],
             questions,
             seed,
             ["sft.target=rationale", "data.eval=null", f"max_steps={steps}", f"save_steps={steps}"],

@@ -34,7 +34,7 @@ from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions, same_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
-from mmcritic_dev.quickstart import QuickstartData, mean_interval, prepare_inputs
+from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, prepare_inputs
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
     final_model,
@@ -73,7 +73,8 @@ def run_seed(
 ) -> dict[str, Any]:
     """Steps 1-3 above for `toy.critic.seed`; returns (and writes) the before/after report."""
     seed = toy.critic.seed
-    inputs = prepare_inputs(work, toy.critic)
+    prepare_inputs(work, toy.critic)
+    inputs = input_paths(work)
     question_train, questions = policy_questions(
         work / "questions",
         toy.tasks,

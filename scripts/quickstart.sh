@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install mmcritic (torch included) into .venv, build the tiny
-# local Qwen2.5-VL model, make the synthetic colour critic task, run a short SFT format warm start
-# and then GRPO, all on the CPU. Prints held-out preference accuracy before and after GRPO and
-# writes runs/quickstart/learning_curve.png. Extra arguments are GRPO recipe overrides.
+# local Qwen2.5-VL instruct base, make the synthetic colour critic task, run a short format warm
+# start and then critic GRPO, all on the CPU. Prints held-out preference accuracy (right in both
+# orders, against chance) before and after GRPO and writes runs/quickstart/learning_curve.png.
+# Extra arguments are GRPO recipe overrides.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

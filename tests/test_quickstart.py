@@ -18,7 +18,13 @@ from safetensors.torch import load_file
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import COLORS
 from mmcritic.models.tiny import TinyModelSpec
-from mmcritic_dev.quickstart import REPORT_FILE, QuickstartData, prepare_inputs, run_quickstart
+from mmcritic_dev.quickstart import (
+    REPORT_FILE,
+    QuickstartData,
+    input_paths,
+    prepare_inputs,
+    run_quickstart,
+)
 
 RECIPES = Path(__file__).parents[1] / "recipes"
 README = Path(__file__).parents[1] / "README.md"
@@ -33,32 +39,45 @@ def _readme_range() -> tuple[float, float]:
 
 
 @pytest.mark.slow
-def test_quickstart_grpo_adds_25_points_of_position_consistent_heldout_accuracy(tmp_path):
+def test_the_quickstart_critic_from_the_instruct_base_judges_far_above_chance(tmp_path):
     report = run_quickstart(
         tmp_path, RECIPES / "quickstart_cpu_sft.yaml", RECIPES / "quickstart_cpu.yaml"
     )
     assert report["data"]["template"] == "pairwise"
     assert report["data"]["colors"] == 6
-    assert report["warm_start"]["format_rate"] == report["grpo"]["format_rate"] == 1.0
-    assert report["gain_consistent_points"] >= 25, report
+    assert report["base"]["color"]["greedy"] >= 0.9, report["base"]
+    assert report["chance"] == {"accuracy": 0.5, "consistent_accuracy": 0.25}
+    after = report["grpo"]
+    assert {"accuracy_answer_1", "accuracy_answer_2", "consistent_accuracy"} <= set(after)
+    assert report["warm_start"]["format_rate"] == after["format_rate"] == 1.0
     low, high = _readme_range()
-    assert low <= 100 * report["grpo"]["consistent_accuracy"] <= high, report
+    assert low <= 100 * after["consistent_accuracy"] <= high, report
+    assert report["over_chance_consistent_points"] >= low - 25, report
     assert json.loads((tmp_path / REPORT_FILE).read_text()) == report
     history = json.loads((tmp_path / "grpo" / "log_history.json").read_text())
     assert sum("heldout/consistent_accuracy" in entry for entry in history) >= 5, "no curve"
+    assert any("pair_baseline/informative_pairs" in entry for entry in history)
     assert Path(report["plot"]).stat().st_size > 0
 
 
-def test_quickstart_builds_its_model_at_the_width_and_palette_it_names(tmp_path):
-    data = QuickstartData(n_train=12, n_heldout=2, colors=3, hidden_size=192)
+def test_quickstart_builds_its_base_at_the_width_and_palette_it_names(tmp_path):
+    data = QuickstartData(
+        n_train=12, n_heldout=2, colors=3, hidden_size=192, base_steps=2, base_questions=4
+    )
     assert data.hidden_size not in (TinyModelSpec.hidden_size, QuickstartData.hidden_size)
     assert data.colors not in (len(COLORS), QuickstartData.colors)
-    paths = prepare_inputs(tmp_path, data)
+    base = prepare_inputs(tmp_path, data)
+    paths = input_paths(tmp_path)
+    assert base["settings"]["model"]["hidden_size"] == 192 and "all" in base["accuracy"]
     config = json.loads((paths["model"] / "config.json").read_text())
     assert config["text_config"]["hidden_size"] == 192
     assert config["vision_config"]["hidden_size"] == 192
     colours = {record.meta["color"] for record in read_records(paths["train"])}
     assert colours == set(list(COLORS)[:3]), colours
+    # the warm start's pairs: the same pairs, each with the base's own answer to its question
+    warm = read_records(paths["warm_start"])
+    assert [r.id for r in warm] == [r.id for r in read_records(paths["train"])]
+    assert all("own_answer" in record.meta for record in warm)
 
 
 def _quickstart_process(work: Path) -> subprocess.Popen:
@@ -69,7 +88,8 @@ def _quickstart_process(work: Path) -> subprocess.Popen:
         "from mmcritic_dev.quickstart import QuickstartData, run_quickstart\n"
         f"recipes = Path({str(RECIPES)!r})\n"
         "run_quickstart(Path(sys.argv[1]), recipes / 'quickstart_cpu_sft.yaml',\n"
-        "    recipes / 'quickstart_cpu.yaml', QuickstartData(n_train=16, n_heldout=4),\n"
+        "    recipes / 'quickstart_cpu.yaml', QuickstartData(n_train=16, n_heldout=4,\n"
+        "        base_steps=4, base_questions=8),\n"
         "    ['max_steps=4', 'save_steps=2', 'logging_steps=2', 'data.eval_every=2'],\n"
         "    ['max_steps=6', 'save_steps=2', 'logging_steps=2'])\n"
     )

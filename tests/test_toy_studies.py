@@ -16,7 +16,7 @@ from mmcritic_dev.critic_to_policy import run_seeds as transfer_seeds
 from mmcritic_dev.toy_stages import TOY_CRITIC
 
 RECIPES = Path(__file__).parents[1] / "recipes"
-SMALL_CRITIC = replace(TOY_CRITIC, n_train=16, n_heldout=4)
+SMALL_CRITIC = replace(TOY_CRITIC, n_train=16, n_heldout=4, base_steps=4)
 SHORT = ["optim.per_device_train_batch_size=16", "save_steps=4", "logging_steps=2"]
 
 
