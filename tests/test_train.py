@@ -152,6 +152,11 @@ def test_answer_first_target_thinks_the_model_s_own_answer_and_reads_no_label(co
     ]
 
 
+def test_answer_first_target_refuses_pairs_the_model_never_answered(color_data):
+    with pytest.raises(ValueError, match=r"needs meta\.own_answer on every pair"):
+        to_dataset(read_records(color_data), MediaBudget(), sft_target="answer_first")
+
+
 def test_format_target_keeps_the_answers_of_policy_questions(color_data, tmp_path):
     pairs = read_records(color_data)
     synthesize("color", 4, tmp_path / "questions", seed=1, overwrite=True, kind="verifiable")

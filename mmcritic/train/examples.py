@@ -110,6 +110,8 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
 
     from mmcritic.train.sft import sft_completions
 
+    if sft_target == "answer_first":
+        _check_own_answers(records)
     rows = [
         {
             "id": record.id,
@@ -141,6 +143,19 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
         ]
     dataset = datasets.Dataset.from_list(rows)
     return dataset.with_transform(MediaLoader(budget))
+
+
+def _check_own_answers(records: list[Record]) -> None:
+    """An `answer_first` warm start thinks each pair's own answer: a pair never answered would
+    quietly be taught an empty think block instead."""
+    pairs = [record for record in records if record.kind == "pairwise"]
+    missing = [record.id for record in pairs if "own_answer" not in record.meta]
+    if missing:
+        raise ValueError(
+            f"sft.target answer_first needs meta.own_answer on every pair; {len(missing)} of "
+            f"{len(pairs)} have none (first: {missing[0]}): write it with "
+            "mmcritic.inference.questions.with_own_answers"
+        )
 
 
 def video_options(record: Record) -> str:
