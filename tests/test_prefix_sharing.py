@@ -104,6 +104,8 @@ def _buffered_groups(model_dir, data, out, shared: bool) -> list[list[int]]:
         "grpo.max_completion_length=4",
         "grpo.steps_per_generation=2",
         f"grpo.shared_prefix={str(shared).lower()}",
+        # the rows below are fed as they are, each pair in one order
+        "grpo.pair_baseline=false",
         "optim.per_device_train_batch_size=4",
     )
     trainer.model.train()
