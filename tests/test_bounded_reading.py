@@ -282,14 +282,20 @@ def _fastest(call: Callable[[], object], repeats: int = 5) -> float:
     return best
 
 
+def _assert_linear(times: list[float]) -> None:
+    """Eight times the length: eight times the time if linear, 64 if quadratic. The bound sits
+    about a factor of three from both, so a busy machine does not decide the outcome."""
+    assert times[1] <= 24 * times[0], f"8x the length took {times[1] / times[0]:.1f}x the time"
+
+
 @pytest.mark.parametrize("unit", ["9", "12,345,", "1 "])
 def test_reading_a_long_digit_answer_takes_linear_time(unit: str) -> None:
     times = []
-    for length in (100_000, 200_000):
+    for length in (25_000, 200_000):
         text = "The answer is " + unit * (length // len(unit))
         times.append(_fastest(lambda text=text: _read_digits(text)))
-    assert times[0] < 1.0, f"100k characters took {times[0]:.2f}s"
-    assert times[1] <= 2.5 * times[0], f"doubling the length took {times[1] / times[0]:.1f}x"
+    assert times[1] < 2.0, f"200k characters took {times[1]:.2f}s"
+    _assert_linear(times)
 
 
 def test_every_policy_task_scores_a_long_digit_answer_in_linear_time(
@@ -302,10 +308,10 @@ def test_every_policy_task_scores_a_long_digit_answer_in_linear_time(
 
     times = [
         _fastest(lambda length=length: score_all("9" * length), repeats=3)
-        for length in (100_000, 200_000)
+        for length in (25_000, 200_000)
     ]
-    assert times[0] < len(problems) * PER_CALL_SECONDS, f"100k digits took {times[0]:.2f}s"
-    assert times[1] <= 2.5 * times[0], f"doubling the length took {times[1] / times[0]:.1f}x"
+    assert times[1] < 2 * len(problems) * PER_CALL_SECONDS, f"200k digits took {times[1]:.2f}s"
+    _assert_linear(times)
 
 
 # lmms-eval vl_rewardbench/utils.py `parse_pred_ans`, as released

@@ -293,11 +293,12 @@ def test_an_answer_of_many_boxes_is_shown_in_linear_time() -> None:
     def shown_in(count: int) -> float:
         text = "\\boxed{a} " * count
         fastest = float("inf")
-        for _ in range(3):
+        for _ in range(5):
             start = time.perf_counter()
             as_judged(text)
             fastest = min(fastest, time.perf_counter() - start)
         return fastest
 
-    # four times the boxes: four times the time if linear, sixteen if quadratic
-    assert shown_in(40_000) < 8 * shown_in(10_000)
+    # sixteen times the boxes: sixteen times the time if linear, 256 if quadratic; the bound
+    # sits a factor of four from both, so a busy machine does not decide the outcome
+    assert shown_in(40_000) < 64 * shown_in(2_500)
