@@ -26,6 +26,7 @@ from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
 from mmcritic.train.run import make_trainer
 from mmcritic_dev.profiling import median_interval, ratio_interval
+from mmcritic_dev.quickstart import ONE_ORDER
 
 # a sentence of about eleven tokens; prompt i gets i x FILLER_STEP of them
 FILLER = " Look again at the colour of the shape before you answer."
@@ -89,8 +90,7 @@ def _trainer(
             "data.eval=null",
             "report_to=[]",
             "grpo.beta=0",
-            "grpo.both_orders=false",
-            "grpo.pair_baseline=false",
+            *ONE_ORDER,
             "grpo.shared_prefix=true",
             f"grpo.num_generations={n}",
             f"grpo.max_completion_length={completion}",

@@ -47,6 +47,11 @@ KEPT = (
 T_95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
+# The quickstart recipe with each pair in one order per batch, for runs that feed their own rows
+# or race TRL's plain batches: the pair baseline needs both orders, so it goes off with them
+ONE_ORDER = ("grpo.both_orders=false", "grpo.pair_baseline=false")
+
+
 @dataclass(frozen=True)
 class QuickstartData:
     """The synthetic task the quickstart trains on and the width of the tiny model it trains:

@@ -18,15 +18,14 @@ from mmcritic_dev.profiling import (
     race,
     ratio_interval,
 )
-from mmcritic_dev.quickstart import QuickstartData, prepare_inputs
+from mmcritic_dev.quickstart import ONE_ORDER, QuickstartData, prepare_inputs
 
 # What ours must not do differently from TRL for the race to compare equal work: the same
 # batches (no position balancing, no refills), the same rewards, no held-out passes.
 SAME_SAMPLING = (
     "grpo.balance_positions=false",
     "grpo.dynamic_sampling=false",
-    "grpo.both_orders=false",
-    "grpo.pair_baseline=false",
+    *ONE_ORDER,
     "rewards.consistency_weight=0",
     "data.eval=null",
     "report_to=[]",

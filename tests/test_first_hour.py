@@ -17,6 +17,7 @@ from mmcritic.cli import main
 from mmcritic.models.loading import check_model, looks_like_a_path
 from mmcritic.train.config import RecipeError, load_recipe
 from mmcritic.train.progress import progress_line
+from mmcritic_dev.quickstart import ONE_ORDER
 from tests.media_factory import write_png
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
@@ -35,8 +36,7 @@ def train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]
         "report_to=[]",
         "grpo.num_generations=2",
         "grpo.max_completion_length=4",
-        "grpo.both_orders=false",
-        "grpo.pair_baseline=false",
+        *ONE_ORDER,
         "optim.per_device_train_batch_size=2",
         *overrides,
     ]

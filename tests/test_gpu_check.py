@@ -23,6 +23,7 @@ from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
 from mmcritic.train.run import make_trainer
 from mmcritic_dev.gpu_check import LOGPROB_TOLERANCE, logprob_agreement
+from mmcritic_dev.quickstart import ONE_ORDER
 
 ROOT = Path(__file__).parents[1]
 GENERATIONS = 2
@@ -89,8 +90,7 @@ def uneven_rollout(tiny_model_dir, tmp_path_factory):
             "report_to=[]",
             f"grpo.num_generations={GENERATIONS}",
             "grpo.max_completion_length=6",
-            "grpo.both_orders=false",
-            "grpo.pair_baseline=false",
+            *ONE_ORDER,
             f"optim.per_device_train_batch_size={2 * GENERATIONS}",
         ],
     )

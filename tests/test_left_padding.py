@@ -23,6 +23,7 @@ from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
 from mmcritic.train.media_rollout import token_types
 from mmcritic.train.run import make_trainer
+from mmcritic_dev.quickstart import ONE_ORDER
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 GENERATIONS = 2
@@ -53,8 +54,7 @@ def _trainer(model_dir: Path, data: Path, records, out: Path, shared: bool):
             "report_to=[]",
             f"grpo.num_generations={GENERATIONS}",
             "grpo.max_completion_length=6",
-            "grpo.both_orders=false",
-            "grpo.pair_baseline=false",
+            *ONE_ORDER,
             f"grpo.shared_prefix={str(shared).lower()}",
             f"optim.per_device_train_batch_size={GENERATIONS * len(records)}",
         ],

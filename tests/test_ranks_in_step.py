@@ -13,6 +13,7 @@ import pytest
 
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
+from mmcritic_dev.quickstart import ONE_ORDER
 from tests.test_train import run_deepspeed
 
 # a sentence that adds about eleven tokens to a prompt; every other record gets 45 of them
@@ -50,8 +51,7 @@ def test_zero3_ranks_with_unequal_prompts_and_two_steps_per_generation_stay_in_s
         "grpo.num_generations=8",
         "grpo.max_completion_length=160",
         "grpo.steps_per_generation=2",
-        "grpo.both_orders=false",
-        "grpo.pair_baseline=false",
+        *ONE_ORDER,
         "grpo.shared_prefix=true",
         "grpo.beta=0.01",
         "optim.per_device_train_batch_size=8",

@@ -13,6 +13,7 @@ import torch
 
 from mmcritic.models.checkpoints import CheckpointMismatchError
 from mmcritic.train.safe_deepspeed import deepspeed_state_classes, install, safe_load
+from mmcritic_dev.quickstart import ONE_ORDER
 from tests.test_train import deepspeed_command
 
 
@@ -79,8 +80,7 @@ def test_a_zero_resume_from_planted_shards_runs_no_payload(
         f"data.train={tmp_path / 'data'}",
         "save_steps=2",
         "grpo.max_completion_length=8",
-        "grpo.both_orders=false",
-        "grpo.pair_baseline=false",
+        *ONE_ORDER,
         "optim.per_device_train_batch_size=2",
     )
     root = Path(__file__).parents[1]

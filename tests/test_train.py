@@ -22,6 +22,7 @@ from mmcritic.data.synth import synthesize
 from mmcritic.train.config import load_recipe
 from mmcritic.train.examples import to_dataset
 from mmcritic.train.run import train
+from mmcritic_dev.quickstart import ONE_ORDER
 
 RECIPE = Path(__file__).parents[1] / "recipes" / "quickstart_cpu.yaml"
 
@@ -64,8 +65,7 @@ def tiny_recipe(model: Path, data: Path, out: Path, *overrides: str):
             "logging_steps=1",
             "grpo.num_generations=2",
             "grpo.max_completion_length=8",
-            "grpo.both_orders=false",
-            "grpo.pair_baseline=false",
+            *ONE_ORDER,
             "optim.per_device_train_batch_size=4",
             *overrides,
         ],
@@ -399,8 +399,7 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
         "max_steps=2",
         "save_steps=100",
         "grpo.max_completion_length=8",
-        "grpo.both_orders=false",
-        "grpo.pair_baseline=false",
+        *ONE_ORDER,
         "optim.per_device_train_batch_size=2",
     )
     model = AutoModelForImageTextToText.from_pretrained(tmp_path / "run" / "final")
