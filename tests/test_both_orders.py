@@ -17,6 +17,7 @@ from mmcritic.data.synth import synthesize
 from mmcritic.rewards import ConsistencyReward
 from mmcritic.train.balanced_sampling import PairedSampler, paired_order
 from mmcritic.train.heldout import Rate, judged_report
+from mmcritic.train.pair_baseline import pair_advantages
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +148,8 @@ def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency_
         "rewards.consistency_weight=0.5",
         "grpo.pair_baseline=true",
         "grpo.num_generations=4",
+        # room for the warm start's boxed verdict, so rollouts are scored apart
+        "grpo.max_completion_length=24",
         "optim.per_device_train_batch_size=16",
     )
     train(recipe)
@@ -154,7 +157,18 @@ def test_grpo_with_both_orders_puts_each_pair_in_one_batch_and_logs_consistency_
     assert any("rewards/consistency/mean" in entry for entry in history)
     assert all(entry.get("consistency/unpaired", 0.0) == 0.0 for entry in history)
     assert any("pair_baseline/informative_pairs" in entry for entry in history)
+    orders_apart = 0
     for line in (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines():
-        ids = json.loads(line)["ids"]
-        keys = Counter(key.removesuffix("#swapped") for key in ids)
+        logged = json.loads(line)
+        keys = Counter(key.removesuffix("#swapped") for key in logged["ids"])
         assert set(keys.values()) == {2}, "a pair's two orders were split across batches"
+        pairs = [key.removesuffix("#swapped") for key in logged["ids"] for _ in range(4)]
+        rewards = torch.tensor(logged["reward"])
+        expected = pair_advantages(rewards, pairs, 4)
+        assert torch.allclose(torch.tensor(logged["advantage"]), expected, atol=5e-3)
+        order_means: dict[str, set[float]] = {}
+        for key, mean in zip(pairs[::4], rewards.view(-1, 4).mean(dim=1).tolist(), strict=True):
+            order_means.setdefault(key, set()).add(round(mean, 4))
+        orders_apart += sum(len(means) == 2 for means in order_means.values())
+    # where a pair's orders score apart, per-prompt baselines would give other advantages
+    assert orders_apart > 0

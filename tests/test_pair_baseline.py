@@ -49,6 +49,18 @@ def test_the_baseline_and_spread_are_the_pair_s_whatever_order_the_rows_come_in(
     assert torch.allclose(unscaled, rewards - rewards.mean())
 
 
+def test_batch_scaling_divides_by_the_spread_of_every_process_s_rewards():
+    """TRL's `scale_rewards: batch` divides by the spread of the gathered rewards, not of one
+    process's share of them."""
+    rewards, pairs = _pair([RIGHT, WRONG, RIGHT, RIGHT], [WRONG] * N)
+    everyone = torch.tensor(rewards + [RIGHT] * 2 * N)
+    got = pair_advantages(torch.tensor(rewards), pairs, N, scale="batch", batch=everyone)
+    centred = torch.tensor(rewards) - torch.tensor(rewards).mean()
+    assert torch.allclose(got, centred / (everyone.std() + 1e-4))
+    alone = pair_advantages(torch.tensor(rewards), pairs, N, scale="batch")
+    assert not torch.allclose(got, alone)
+
+
 def test_an_unscorable_rollout_is_left_out_of_the_baseline_and_gets_no_advantage():
     rewards = torch.tensor([RIGHT, RIGHT, float("nan"), RIGHT, WRONG, WRONG, WRONG, WRONG])
     advantages = pair_advantages(rewards, ["p"] * 8, N, scale="none")

@@ -144,8 +144,6 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
                 inputs, prompts, completions, completion_ids_list
             )
         self._last_rewards = rewards_per_func
-        if self.model.training:
-            self._log_rollouts(inputs, rewards_per_func)
         return rewards_per_func
 
     @contextmanager
@@ -183,14 +181,17 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
                 for judge in judges:
                     judge.bind(None)
 
-    def _log_rollouts(self, inputs: list[dict], rewards_per_func: torch.Tensor) -> None:
+    def _log_rollouts(self, inputs: list[dict], advantages: torch.Tensor) -> None:
+        """One line per rollout batch of the main process: its prompts, and each rollout's
+        total reward and the advantage it was trained with."""
         if not self.accelerator.is_main_process:
             return
-        total = weighted_total(rewards_per_func, self.reward_weights).tolist()
+        total = weighted_total(self._last_rewards, self.reward_weights).tolist()
         line = {
             "step": self.state.global_step,
             "ids": [example.get("id") for example in inputs[:: self.num_generations]],
             "reward": [round(value, 4) for value in total[: len(inputs)]],
+            "advantage": [round(value, 4) for value in advantages.tolist()],
         }
         path = Path(self.args.output_dir) / ROLLOUT_LOG
         with path.open("a", encoding="utf-8") as handle:
@@ -217,24 +218,30 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         finally:
             self._prompt_groups = None
         rollout["prompt_group"] = groups.to(rollout["prompt_ids"].device)
-        if self.pair_baseline and self.model.training:
-            rollout["advantages"] = self._pair_advantages(inputs).to(rollout["advantages"].device)
+        if self.model.training:
+            if self.pair_baseline:
+                advantages = self._pair_advantages(inputs)
+                rollout["advantages"] = advantages.to(rollout["advantages"].device)
+            self._log_rollouts(inputs, rollout["advantages"])
         return rollout
 
     def _pair_advantages(self, inputs: list[dict]) -> torch.Tensor:
         """This process's advantages with each pair's baseline over both its orders
         (`mmcritic.train.pair_baseline`); the paired sampler keeps a pair's orders in one
         process's batch. The share of pairs with a reward spread is logged."""
-        start = self.accelerator.process_index * len(inputs)
-        local = self._last_rewards[start : start + len(inputs)].cpu()
-        rewards = weighted_total(local, self.reward_weights)
+        gathered = self._last_rewards.cpu()
+        everyone = weighted_total(gathered, self.reward_weights)
         # unscorable (every reward None): out of the baseline and no advantage, as in TRL
-        rewards[local.isnan().all(dim=1)] = torch.nan
+        everyone[gathered.isnan().all(dim=1)] = torch.nan
+        start = self.accelerator.process_index * len(inputs)
+        rewards = everyone[start : start + len(inputs)]
         pairs = [example["pair"] for example in inputs]
         self._metrics["train"]["pair_baseline/informative_pairs"].append(
             informative_pairs(rewards, pairs, self.num_generations)
         )
-        return pair_advantages(rewards, pairs, self.num_generations, self.scale_rewards)
+        return pair_advantages(
+            rewards, pairs, self.num_generations, self.scale_rewards, batch=everyone
+        )
 
     def _rollout_media(self, inputs: list[dict]) -> dict:
         if not has_video(inputs):

@@ -23,13 +23,18 @@ STD_EPSILON = 1e-4
 
 
 def pair_advantages(
-    rewards: torch.Tensor, pairs: Sequence[str], num_generations: int, scale: str = "group"
+    rewards: torch.Tensor,
+    pairs: Sequence[str],
+    num_generations: int,
+    scale: str = "group",
+    batch: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Advantages of rollouts whose baseline is the mean over their pair's rollouts in both
     orders. `rewards` holds one total reward per rollout (NaN where unscorable, as TRL marks
     them: left out of the mean and given no advantage), `pairs` each rollout's pair key; every
     pair must have `2 * num_generations` rollouts here (both orders). `scale`: "group" divides
-    by the pair's spread, "batch" by the spread of all the rewards given, "none" by nothing."""
+    by the pair's spread, "batch" by the spread of `batch` (the rewards of every process, as
+    TRL scales; `rewards` where not given), "none" by nothing."""
     rows = _rows_by_pair(pairs, num_generations)
     grouped = rewards[rows]
     mean = torch.nanmean(grouped, dim=1, keepdim=True)
@@ -37,7 +42,7 @@ def pair_advantages(
     if scale == "group":
         advantages = advantages / (nanstd(grouped, dim=1, keepdim=True) + STD_EPSILON)
     elif scale == "batch":
-        advantages = advantages / (nanstd(rewards) + STD_EPSILON)
+        advantages = advantages / (nanstd(rewards if batch is None else batch) + STD_EPSILON)
     elif scale != "none":
         raise ValueError(f"scale must be group, batch or none, got {scale!r}")
     result = torch.zeros_like(rewards)
