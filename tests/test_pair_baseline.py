@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -90,3 +91,39 @@ def test_a_recipe_asking_for_the_pair_baseline_where_it_cannot_work_is_refused(
     given = ["output_dir=out", "model.name_or_path=m", f"data.train={tmp_path}", "stage=grpo"]
     with pytest.raises(RecipeError, match=problem):
         load_recipe(None, [*given, "grpo.num_generations=4", *overrides])
+
+
+@pytest.mark.slow
+def test_two_ranks_each_hold_whole_pairs_and_train_on_their_pair_advantages(
+    tiny_model_dir, tmp_path
+):
+    """Under two ZeRO-3 ranks the sampler must hand each rank both orders of its pairs (the
+    baseline refuses a half pair) and each rank must take its own rows of the gathered
+    rewards: rank 0's logged advantages are the pair baseline of its logged rewards."""
+    from mmcritic.data.synth import synthesize
+    from tests.test_train import format_warm_start, run_deepspeed
+
+    data = tmp_path / "data"
+    synthesize("color", 8, data, seed=1, overwrite=True)
+    warm = format_warm_start(tiny_model_dir, data, tmp_path / "warm")
+    out = tmp_path / "run"
+    run_deepspeed(
+        "zero3",
+        f"output_dir={out}",
+        f"model.name_or_path={warm}",
+        f"data.train={data}",
+        "max_steps=2",
+        "save_steps=100",
+        "grpo.both_orders=true",
+        "grpo.pair_baseline=true",
+        f"grpo.num_generations={N}",
+        "grpo.max_completion_length=24",
+        "optim.per_device_train_batch_size=8",
+    )
+    lines = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
+    assert len(lines) == 2
+    for logged in lines:
+        pairs = [key.removesuffix("#swapped") for key in logged["ids"] for _ in range(N)]
+        expected = pair_advantages(torch.tensor(logged["reward"]), pairs, N)
+        assert torch.allclose(torch.tensor(logged["advantage"]), expected, atol=5e-3)
+    assert any(any(value != 0 for value in logged["advantage"]) for logged in lines)
