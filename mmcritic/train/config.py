@@ -148,6 +148,14 @@ class GRPOSettings:
     delta: float | None = 3.0
     # Token-level mean over the accumulated batch ("dapo"), one PPO epoch.
     loss_type: Literal["grpo", "dapo", "dr_grpo", "bnpo"] = "dapo"
+    # An entropy bonus (TRL's entropy_coef: the loss minus coef x the mean per-token entropy),
+    # which keeps a critic from growing so sure of a verdict that its rollouts all agree and
+    # a wrong verdict can no longer be unlearnt; 0 (R1) adds none.
+    entropy_coef: float = 0.0
+    # The policy loss and the bonus only on the highest-entropy share of completion tokens
+    # (TRL's top_entropy_quantile, "Beyond the 80/20 Rule"): for a critic, the verdict and the
+    # few tokens it hangs on rather than the words it copies; 1.0 (R1) keeps every token.
+    top_entropy_quantile: float = 1.0
     num_iterations: int = 1
     scale_rewards: Literal["group", "batch", "none"] = "group"
     # Rollout steps per generation: R1 makes 2 optimizer steps per rollout batch.
@@ -469,6 +477,8 @@ FIELD_RANGES: dict[str, Bound] = {
     "grpo.epsilon": Bound(0, 1, note="the ratio's lower clip is 1 - epsilon"),
     "grpo.epsilon_high": Bound(0),
     "grpo.delta": Bound(1, low_open=True, note="a ratio bound above 1 + epsilon_high; null: off"),
+    "grpo.entropy_coef": Bound(0, note="0: no entropy bonus"),
+    "grpo.top_entropy_quantile": Bound(0, 1, note="1: every completion token"),
     "grpo.num_iterations": _COUNT,
     "grpo.steps_per_generation": Bound(1, note="null: optim.gradient_accumulation_steps"),
     "grpo.dynamic_sampling_max_rounds": _COUNT,

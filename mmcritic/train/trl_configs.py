@@ -71,6 +71,8 @@ def grpo_config(
         epsilon_high=grpo.epsilon_high,
         delta=grpo.delta,
         loss_type=grpo.loss_type,
+        entropy_coef=grpo.entropy_coef,
+        top_entropy_quantile=grpo.top_entropy_quantile,
         num_iterations=grpo.num_iterations,
         scale_rewards=grpo.scale_rewards,
         steps_per_generation=grpo.steps_per_generation,
