@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from safetensors.torch import load_file
 from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import COLORS
 from mmcritic.models.tiny import TinyModelSpec
+from mmcritic.rewards import critic
 from mmcritic_dev.quickstart import (
     REPORT_FILE,
     QuickstartData,
@@ -38,11 +40,24 @@ def _readme_range() -> tuple[float, float]:
     return float(found.group(1)), float(found.group(2))
 
 
-@pytest.mark.slow
-def test_the_quickstart_critic_from_the_instruct_base_judges_far_above_chance(tmp_path):
-    report = run_quickstart(
-        tmp_path, RECIPES / "quickstart_cpu_sft.yaml", RECIPES / "quickstart_cpu.yaml"
+@pytest.fixture(scope="module")
+def quickstart_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The quickstart's instruct base and pairs, built once for the slow runs here (about four
+    minutes)."""
+    work = tmp_path_factory.mktemp("quickstart_inputs")
+    prepare_inputs(work, QuickstartData())
+    return work
+
+
+def _run_from(inputs: Path, work: Path, overrides: list[str] | None = None) -> dict:
+    shutil.copytree(inputs, work, dirs_exist_ok=True)
+    return run_quickstart(
+        work, RECIPES / "quickstart_cpu_sft.yaml", RECIPES / "quickstart_cpu.yaml", None, overrides
     )
+
+
+def check_quickstart(report: dict, work: Path) -> None:
+    """What the README promises of the quickstart's report, curve and log."""
     assert report["data"]["template"] == "pairwise"
     assert report["data"]["colors"] == 6
     assert report["base"]["color"]["greedy"] >= 0.9, report["base"]
@@ -51,13 +66,40 @@ def test_the_quickstart_critic_from_the_instruct_base_judges_far_above_chance(tm
     assert {"accuracy_answer_1", "accuracy_answer_2", "consistent_accuracy"} <= set(after)
     assert report["warm_start"]["format_rate"] == after["format_rate"] == 1.0
     low, high = _readme_range()
-    assert low <= 100 * after["consistent_accuracy"] <= high, report
+    consistent = 100 * after["consistent_accuracy"]
+    assert low <= consistent <= high, f"right in both orders on {consistent:.1f}% of pairs"
     assert report["over_chance_consistent_points"] >= low - 25, report
-    assert json.loads((tmp_path / REPORT_FILE).read_text()) == report
-    history = json.loads((tmp_path / "grpo" / "log_history.json").read_text())
+    assert json.loads((work / REPORT_FILE).read_text()) == report
+    history = json.loads((work / "grpo" / "log_history.json").read_text())
     assert sum("heldout/consistent_accuracy" in entry for entry in history) >= 5, "no curve"
     assert any("pair_baseline/informative_pairs" in entry for entry in history)
     assert Path(report["plot"]).stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_quickstart_critic_from_the_instruct_base_judges_far_above_chance(
+    quickstart_inputs, tmp_path
+):
+    check_quickstart(_run_from(quickstart_inputs, tmp_path), tmp_path)
+
+
+@pytest.mark.slow
+def test_a_quickstart_whose_reward_reads_the_wrong_index_fails_its_check(
+    quickstart_inputs, tmp_path, monkeypatch
+):
+    """The check above has teeth: with the verdict compared against the other response's
+    index, the same run (cut to 100 GRPO steps) learns to pick the worse response."""
+    right_reward = critic.preference_reward
+
+    def wrong_index(completions, answer, **kwargs):
+        flipped = [{"1": "2", "2": "1"}.get(str(value), value) for value in answer]
+        return right_reward(completions, flipped, **kwargs)
+
+    monkeypatch.setattr(critic, "preference_reward", wrong_index)
+    report = _run_from(quickstart_inputs, tmp_path, ["max_steps=100"])
+    with pytest.raises(AssertionError, match="right in both orders"):
+        check_quickstart(report, tmp_path)
+    assert report["grpo"]["consistent_accuracy"] < report["chance"]["consistent_accuracy"]
 
 
 def test_quickstart_builds_its_base_at_the_width_and_palette_it_names(tmp_path):
