@@ -182,20 +182,21 @@ def both_orders_part(
     return results
 
 
-def voting_part(critic_run: Path, scale: LoopScale) -> dict[str, Any]:
-    """(c): Voting@k on the critic's held-out pairs, each judged in both orders."""
+def voting_part(critic_run: Path, votes: Sequence[int]) -> dict[str, Any]:
+    """(c): Voting@k (verdicts sampled at temperature 1) on the held-out pairs of a quickstart
+    run's critic (`grpo/final` under `critic_run`), each pair judged in both orders."""
     from mmcritic.inference import Critic, Media, load_model_for_inference
 
     model, processor = load_model_for_inference(str(critic_run / "grpo" / "final"), "cpu")
     critic = Critic(model, processor, max_new_tokens=24, batch_size=64)
-    records = read_records(critic_run / "data" / "heldout")
+    records = read_records(input_paths(critic_run)["heldout"])
     budget = (3136, 12544)
     items = [
         (Media.image(r.images[0], *budget), r.meta["question"], *r.meta["responses"])
         for r in records
     ]
     results = {}
-    for k in scale.votes:
+    for k in votes:
         judged = critic.compare_many(items, both_orders=True, votes=k)
         right = [c.verdict == r.answer for c, r in zip(judged, records, strict=True)]
         swapped = [c.swapped_verdict == r.answer for c, r in zip(judged, records, strict=True)]
@@ -217,7 +218,7 @@ def run_seed(work: Path, scale: LoopScale, recipes: Recipes, parts: str) -> dict
         report["both_orders"] = both_orders_part(work / "b", critic_run, scale, recipes)
     if "c" in parts:
         critic_stage(critic_run, scale, recipes)
-        report["voting"] = voting_part(critic_run, scale)
+        report["voting"] = voting_part(critic_run, scale.votes)
     (work / REPORT_FILE).write_text(json.dumps(report, indent=2))
     return report
 

@@ -3,17 +3,19 @@ test-time self-critique that beats majority voting.
 
 One run (one seed):
 
-1. a "base model": the tiny Qwen2.5-VL after one short supervised run on policy questions about
-   the synthetic images ("What colour is the shape?", "How many shapes?", with their reasoning
-   and answer), so that, like a real VLM, it answers them some of the time (`policy_steps` sets
-   how well), mixed with the quickstart's critic warm start (the verdict format only, no
-   verdict taught);
+1. a "base model": the tiny instruct base (the quickstart's, `prepare_inputs`) after one more
+   short supervised run on policy questions about the synthetic images ("What colour is the
+   shape?", "How many shapes?", with their reasoning and answer), so that, like a real VLM, it
+   answers them some of the time (`policy_steps` sets how well), mixed with the quickstart's
+   critic warm start (the training pairs with the base's own answer in the think, each verdict
+   once: no verdict taught);
 2. critic-only GRPO on the synthetic critic pairs from that base: no policy question is trained
    on after step 1;
 3. before and after GRPO, on held-out policy questions of each task: greedy accuracy, and over
    `samples` answers sampled per question, a single sample's accuracy (their mean), majority
    vote, and Best-of-N by knockout with the model itself as the critic; the oracle (any sample
-   right) bounds what selection can reach. The critic's held-out report rides along.
+   right) bounds what selection can reach (Best-of-N judges each match in both orders). The
+   critic's held-out report rides along, with Voting@k on its held-out pairs after GRPO.
 
 Several seeds give each figure's mean and 95% t-interval. The result is reported whatever it is.
 """
@@ -34,6 +36,7 @@ from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions, same_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
+from mmcritic_dev.critic_in_the_loop import voting_part
 from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, prepare_inputs
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
@@ -62,6 +65,8 @@ class ToyScale:
     policy_steps: int = 80
     samples: int = 8
     grpo_steps: int = 300
+    # Voting@k on the trained critic's held-out pairs: k verdicts sampled at temperature 1
+    votes: tuple[int, ...] = (1, 3, 5)
 
     @classmethod
     def quick(cls, seed: int = 0) -> ToyScale:
@@ -84,7 +89,7 @@ def run_seed(
     )
     steps = toy.policy_steps
     mixed = write_merged(
-        work / "base_data", read_records(question_train) + read_records(inputs["train"])
+        work / "base_data", read_records(question_train) + read_records(inputs["warm_start"])
     )
     base = stage_recipe(
         sft_recipe,
@@ -112,6 +117,7 @@ def run_seed(
         "critic_after": _critic_rates(tuned["heldout_after"]),
         "before": before,
         "after": after,
+        "voting": voting_part(work, toy.votes),
     }
     (work / REPORT_FILE).write_text(json.dumps(report, indent=2))
     return report
@@ -144,6 +150,10 @@ def run_seeds(
         summary[stage] = {
             name: mean_interval([100 * run[stage][name] for run in runs]) for name in runs[0][stage]
         }
+    summary["voting"] = {
+        k: {name: mean_interval([100 * run["voting"][k][name] for run in runs]) for name in rates}
+        for k, rates in runs[0]["voting"].items()
+    }
     (work / REPORT_FILE).write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -158,6 +168,9 @@ def headline(summary: dict[str, Any]) -> dict[str, float]:
     for strategy in ("bon", "majority", "single"):
         line[f"{strategy}_accuracy"] = after[f"{strategy}_accuracy"]
         line[f"{strategy}_accuracy_before"] = before[f"{strategy}_accuracy"]
+    line["critic_consistent_accuracy"] = summary["critic_after"]["consistent_accuracy"]
+    for k, rates in summary["voting"].items():
+        line[f"voting_{k}_consistent_accuracy"] = rates["consistent_accuracy"]
     return {key: value["mean"] if isinstance(value, dict) else value for key, value in line.items()}
 
 
@@ -179,7 +192,7 @@ def policy_report(
     ):
         texts = [answer.text for answer in samples]
         majority = best_of_n(critic, *item, texts, "majority").answer
-        bon = best_of_n(critic, *item, texts, "knockout", seed=seed).answer
+        bon = best_of_n(critic, *item, texts, "knockout", both_orders=True, seed=seed).answer
         right["single"].append(statistics.fmean(correct))
         right["majority"].append(same_answer(majority, question.answer))
         right["bon"].append(same_answer(bon, question.answer))

@@ -1,6 +1,7 @@
 """The toy-scale studies run end to end at small sizes and report what they promise: the
-policy before and after critic GRPO with self-critique against majority vote, and the critic in
-the loop (a critic-rewarded policy, both-orders training, Voting@k)."""
+policy before and after critic GRPO with self-critique against majority vote and the critic's
+Voting@k, and the critic in the loop (a critic-rewarded policy, both-orders training,
+Voting@k)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,12 @@ SHORT = ["optim.per_device_train_batch_size=16", "save_steps=4", "logging_steps=
 @pytest.mark.slow
 def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(tmp_path):
     toy = ToyScale(
-        critic=SMALL_CRITIC, policy_train=16, policy_questions=3, policy_steps=5, grpo_steps=4
+        critic=SMALL_CRITIC,
+        policy_train=16,
+        policy_questions=3,
+        policy_steps=5,
+        grpo_steps=4,
+        votes=(1, 3),
     )
     summary = transfer_seeds(
         tmp_path,
@@ -40,6 +46,9 @@ def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(
         "bon_accuracy",
         "majority_accuracy",
         "single_accuracy",
+        "critic_consistent_accuracy",
+        "voting_k=1_consistent_accuracy",
+        "voting_k=3_consistent_accuracy",
     }
     assert all(0 <= value <= 100 for value in line.values())
     run = summary["runs"][0]
