@@ -12,10 +12,9 @@ its 95% interval.
 
     python benchmarks/quickstart_learning.py [--work runs/quickstart] [--seeds 3] [KEY=VALUE ...]
 
-CPU threads: torch uses as many as the cores this process may run on (`--threads` or
-OMP_NUM_THREADS to change it); on a machine shared with other jobs, give it the cores that are
-actually free (`--threads 1` beside one other busy job on two cores), since threads that wait
-for each other make every step several times slower.
+CPU threads: one by default, so a seed ends where it ends on any machine (`--threads N` is
+faster on N idle cores, but more threads sum some gradients in another order and the seed can
+take another path); the thread count is in the report (`data.threads`).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import time
 from pathlib import Path
 
 from mmcritic.cli import run_reported
-from mmcritic.models.devices import set_cpu_threads
 from mmcritic_dev.quickstart import QuickstartData, run_seeds
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
@@ -53,7 +51,14 @@ def main() -> None:
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)
     parser.add_argument("--seeds", type=int, default=1, help="runs, each with its own seed")
     parser.add_argument("--seed", type=int, default=QuickstartData.seed, help="the first seed")
-    parser.add_argument("--threads", type=int, help="CPU threads (default: the usable cores)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=QuickstartData.threads,
+        help="CPU threads (default %(default)s: the same result on any machine; more threads "
+        "are faster on idle cores, but sum some gradients in another order, so a seed can end "
+        "elsewhere)",
+    )
     parser.add_argument("overrides", nargs="*", help="GRPO recipe overrides, e.g. max_steps=50")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -62,7 +67,6 @@ def main() -> None:
 
 
 def _learning(args: argparse.Namespace) -> dict:
-    threads = set_cpu_threads(args.threads)
     started = time.perf_counter()
     report = run_seeds(
         args.work,
@@ -76,12 +80,12 @@ def _learning(args: argparse.Namespace) -> dict:
             template=args.template,
             think_suffix=not args.no_think_suffix,
             seed=args.seed,
+            threads=args.threads,
         ),
         args.seeds,
         overrides=args.overrides,
     )
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
-    report["threads"] = threads
     return report
 
 

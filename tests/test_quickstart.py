@@ -4,6 +4,7 @@ on the paper's prompt, right in both orders, not just with the better response i
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -122,8 +123,11 @@ def test_quickstart_builds_its_base_at_the_width_and_palette_it_names(tmp_path):
     assert all("own_answer" in record.meta for record in warm)
 
 
-def _quickstart_process(work: Path) -> subprocess.Popen:
-    """The quickstart cut short (6 warm-start steps, 4 GRPO steps, a checkpoint every 2)."""
+def _quickstart_process(
+    work: Path, threads: str = "", environment: dict[str, str] | None = None
+) -> subprocess.Popen:
+    """The quickstart cut short (6 warm-start steps, 4 GRPO steps, a checkpoint every 2);
+    `threads` (", threads=N") overrides its thread count."""
     code = (
         "import sys\n"
         "from pathlib import Path\n"
@@ -131,12 +135,43 @@ def _quickstart_process(work: Path) -> subprocess.Popen:
         f"recipes = Path({str(RECIPES)!r})\n"
         "run_quickstart(Path(sys.argv[1]), recipes / 'quickstart_cpu_sft.yaml',\n"
         "    recipes / 'quickstart_cpu.yaml', QuickstartData(n_train=16, n_heldout=4,\n"
-        "        base_steps=4, base_questions=8),\n"
+        f"        base_steps=4, base_questions=8{threads}),\n"
         "    ['max_steps=4', 'save_steps=2', 'logging_steps=2', 'data.eval_every=2'],\n"
         "    ['max_steps=6', 'save_steps=2', 'logging_steps=2'])\n"
     )
     command = [sys.executable, "-c", code, str(work)]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(environment or {})},
+    )
+
+
+def _weights(run: Path) -> dict[str, torch.Tensor]:
+    return load_file(str(run / "grpo" / "final" / "model.safetensors"))
+
+
+@pytest.mark.slow
+def test_the_quickstart_ends_in_the_same_weights_whatever_threads_the_machine_offers(tmp_path):
+    """One thread unless asked: a run told two threads are free (OMP_NUM_THREADS=2) ends
+    bit-identical to one told one, while a run asked for two threads ends elsewhere (the
+    check that two threads do change the numbers at this size)."""
+    runs = {
+        "offered_1": _quickstart_process(tmp_path / "offered_1", "", {"OMP_NUM_THREADS": "1"}),
+        "offered_2": _quickstart_process(tmp_path / "offered_2", "", {"OMP_NUM_THREADS": "2"}),
+    }
+    for process in runs.values():
+        assert process.wait(timeout=900) == 0, process.stderr.read()[-3000:]
+    asked = _quickstart_process(tmp_path / "asked_2", ", threads=2")
+    assert asked.wait(timeout=900) == 0, asked.stderr.read()[-3000:]
+    names = ("offered_1", "offered_2", "asked_2")
+    one, offered, two = (_weights(tmp_path / name) for name in names)
+    assert all(torch.equal(one[name], offered[name]) for name in one)
+    assert not all(torch.equal(one[name], two[name]) for name in one)
+    report = json.loads((tmp_path / "asked_2" / REPORT_FILE).read_text())
+    assert report["data"]["threads"] == 2
 
 
 @pytest.mark.slow
