@@ -98,7 +98,7 @@ def _first_steps(folder: Path) -> None:
         (folder / name).symlink_to(ROOT / name)
     quickstart = folder / "runs" / "quickstart"
     mmcritic = [str(BIN / "mmcritic"), "--quiet"]
-    for model in ("tiny", "sft/final", "grpo/final"):
+    for model in ("instruct_base", "sft/final", "grpo/final"):
         subprocess.run([*mmcritic, "tiny-model", str(quickstart / model)], check=True)
     for name, seed in (("train", 0), ("heldout", 1)):
         out = str(quickstart / "data" / name)
