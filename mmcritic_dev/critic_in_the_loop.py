@@ -22,15 +22,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mmcritic.data.dataset import read_records
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions
-from mmcritic.train.heldout import Rate
 from mmcritic.train.run import LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, run_quickstart
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
+    critic_votes,
     final_model,
     policy_questions,
     stage_recipe,
@@ -182,33 +181,6 @@ def both_orders_part(
     return results
 
 
-def voting_part(critic_run: Path, votes: Sequence[int]) -> dict[str, Any]:
-    """(c): Voting@k (verdicts sampled at temperature 1) on the held-out pairs of a quickstart
-    run's critic (`grpo/final` under `critic_run`), each pair judged in both orders."""
-    from mmcritic.inference import Critic, Media, load_model_for_inference
-
-    model, processor = load_model_for_inference(str(critic_run / "grpo" / "final"), "cpu")
-    critic = Critic(model, processor, max_new_tokens=24, batch_size=64)
-    records = read_records(input_paths(critic_run)["heldout"])
-    budget = (3136, 12544)
-    items = [
-        (Media.image(r.images[0], *budget), r.meta["question"], *r.meta["responses"])
-        for r in records
-    ]
-    results = {}
-    for k in votes:
-        judged = critic.compare_many(items, both_orders=True, votes=k)
-        right = [c.verdict == r.answer for c, r in zip(judged, records, strict=True)]
-        swapped = [c.swapped_verdict == r.answer for c, r in zip(judged, records, strict=True)]
-        results[f"k={k}"] = {
-            "accuracy": Rate(sum(right) + sum(swapped), 2 * len(records)).value,
-            "consistent_accuracy": Rate(
-                sum(a and b for a, b in zip(right, swapped, strict=True)), len(records)
-            ).value,
-        }
-    return results
-
-
 def run_seed(work: Path, scale: LoopScale, recipes: Recipes, parts: str) -> dict[str, Any]:
     report: dict[str, Any] = {"scale": asdict(scale)}
     critic_run = work / "a" / "critic"  # the quickstart's critic, which every part uses
@@ -218,7 +190,7 @@ def run_seed(work: Path, scale: LoopScale, recipes: Recipes, parts: str) -> dict
         report["both_orders"] = both_orders_part(work / "b", critic_run, scale, recipes)
     if "c" in parts:
         critic_stage(critic_run, scale, recipes)
-        report["voting"] = voting_part(critic_run, scale.votes)
+        report["voting"] = critic_votes(critic_run, scale.votes)
     (work / REPORT_FILE).write_text(json.dumps(report, indent=2))
     return report
 

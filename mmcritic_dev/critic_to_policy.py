@@ -36,10 +36,10 @@ from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions, same_answer
 from mmcritic.train.heldout import Rate
 from mmcritic.train.run import train
-from mmcritic_dev.critic_in_the_loop import voting_part
 from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, prepare_inputs
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
+    critic_votes,
     final_model,
     policy_questions,
     stage_recipe,
@@ -117,7 +117,7 @@ def run_seed(
         "critic_after": _critic_rates(tuned["heldout_after"]),
         "before": before,
         "after": after,
-        "voting": voting_part(work, toy.votes),
+        "voting": critic_votes(work, toy.votes),
     }
     (work / REPORT_FILE).write_text(json.dumps(report, indent=2))
     return report

@@ -1,18 +1,22 @@
-"""Stages the toy-scale studies share: a recipe for one stage, the model a stage ends with, and
-synthetic policy questions (benchmarks/critic_to_policy.py, benchmarks/critic_in_the_loop.py)."""
+"""Stages the toy-scale studies share: a recipe for one stage, the model a stage ends with,
+synthetic policy questions and Voting@k of a trained critic (benchmarks/critic_to_policy.py,
+benchmarks/critic_in_the_loop.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mmcritic.data.convert import BuildOptions
 from mmcritic.data.dataset import read_records, write_records
 from mmcritic.data.schema import DATA_FILE, Record
 from mmcritic.data.synth import synthesize
 from mmcritic.train.config import Recipe, load_recipe
+from mmcritic.train.heldout import Rate
+from mmcritic.train.instruct_base import InstructSpec
 from mmcritic.train.run import FINAL_DIR, train
-from mmcritic_dev.quickstart import QuickstartData
+from mmcritic_dev.quickstart import QuickstartData, input_paths
 
 # the critic data and model of the toy studies: the quickstart's prompt, with responses written
 # the way the synthetic policy answers, so the critic can judge that policy's answers; two colours
@@ -75,3 +79,30 @@ def write_merged(folder: Path, records: list[Record]) -> Path:
     if (folder / DATA_FILE).is_file():
         return folder
     return write_records(folder, records, {"merged": len(records)})
+
+
+def critic_votes(critic_run: Path, votes: Sequence[int]) -> dict[str, Any]:
+    """Voting@k (verdicts sampled at temperature 1) on the held-out pairs of a quickstart run's
+    critic (`grpo/final` under `critic_run`), each pair judged in both orders."""
+    from mmcritic.inference import Critic, Media, load_model_for_inference
+
+    model, processor = load_model_for_inference(str(critic_run / "grpo" / "final"), "cpu")
+    critic = Critic(model, processor, max_new_tokens=24, batch_size=64)
+    records = read_records(input_paths(critic_run)["heldout"])
+    budget = (InstructSpec.min_pixels, InstructSpec.max_pixels)
+    items = [
+        (Media.image(r.images[0], *budget), r.meta["question"], *r.meta["responses"])
+        for r in records
+    ]
+    results = {}
+    for k in votes:
+        judged = critic.compare_many(items, both_orders=True, votes=k)
+        right = [c.verdict == r.answer for c, r in zip(judged, records, strict=True)]
+        swapped = [c.swapped_verdict == r.answer for c, r in zip(judged, records, strict=True)]
+        results[f"k={k}"] = {
+            "accuracy": Rate(sum(right) + sum(swapped), 2 * len(records)).value,
+            "consistent_accuracy": Rate(
+                sum(a and b for a, b in zip(right, swapped, strict=True)), len(records)
+            ).value,
+        }
+    return results
