@@ -150,6 +150,17 @@ NORMALISED = [
     ("C", "tie"),
     ("[[C]]", "tie"),
     ("A=B", "tie"),
+    # an index spelled out, in any language with a data file (mmcritic/reading/languages)
+    ("one", "1"),
+    ("Two", "2"),
+    ("Response one", "1"),
+    ("\\text{two}", "2"),
+    ("deux", "2"),
+    ("二", "2"),
+    # a verdict stated in words inside the box
+    ("Response 1 is better", "1"),
+    ("Response 2 is better than Response 1", "2"),
+    ("Response 1 is worse", "2"),
 ]
 
 
@@ -168,7 +179,10 @@ AMBIGUOUS = [
     "1/2",
     "\\frac{1}{2}",
     "A>A",
-    "Response 2 is better",
+    "one or two",
+    "Response 1 or Response 2 is better",
+    "Response 1 and Response 2",
+    "Response 1 is better in clarity",
     "Response C",
     "3",
     "",

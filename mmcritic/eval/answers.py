@@ -39,12 +39,11 @@ from mmcritic.eval.statements import (
     stating_clause,
     without_final_period,
 )
+from mmcritic.reading.language import number_words, phrases, tens_words
+from mmcritic.reading.markup import STYLE_MACRO
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
 from mmcritic.text import without_lone_surrogates
 
-_TEXT_MACRO = re.compile(
-    r"\\(?:text|textbf|textit|texttt|textrm|mathrm|mathbf|mathit|operatorname|emph)\s*\{([^{}]*)\}"
-)
 _ANSWER_PHRASE = re.compile(
     r"(?:final\s+answer|correct\s+answer|best\s+answer|correct\s+option|answer)"
     r"[*_]*\s*(?:is|should\s+be|would\s+be|=|:)\s*:?\s*"  # "*Answer*: 27%"
@@ -126,32 +125,26 @@ _CONDITION = re.compile(
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
-NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
-    "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
-    "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
-}  # fmt: skip
+# the answers read are English; Chinese numerals are read only as counts (`_CJK_COUNT`)
+NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
-TENS = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90,
-}  # fmt: skip
+TENS = tens_words("en")
+_UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
 _NUMBER_WORD = re.compile(
-    rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|"
-    rf"nine))?|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
+    rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
+    rf"|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
     re.IGNORECASE,
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
 _HUNDREDS = re.compile(r"\b(\d{1,2}) hundred(?:(?: and)? (\d{1,2})(?![\d.,]))?\b", re.IGNORECASE)
 # "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
 _SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
-_CJK_DIGITS = dict(zip("一二两三四五六七八九", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+_CJK_DIGITS = number_words("zh")
+_CJK = "".join(_CJK_DIGITS)
 # a count in Chinese numerals, read only before a measure word (个, 辆, 只, ...): "两辆自行车"
 _CJK_COUNT = re.compile(
-    r"(?<![一二两三四五六七八九十百千])(?=[一二两三四五六七八九十])"
-    r"(?:(?P<tens>[二三四五六七八九])?(?P<ten>十))?(?P<units>[一二两三四五六七八九])?"
-    r"(?=[个辆只张条位名人本台棵座朵块件头匹栋把次层种艘架])"
+    rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
+    rf"(?=[{''.join(phrases('zh', 'measure_words'))}])"
 )
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
@@ -369,7 +362,7 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
     currency sign and stays: `$25.00` is DocVQA's answer as printed."""
     text = without_html(text)
     for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
-        previous, text = text, _TEXT_MACRO.sub(r"\1", text)
+        previous, text = text, STYLE_MACRO.sub(r"\1", text)
         if text == previous:
             break
     text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from mmcritic.reading.markup import STYLE_MACRO
 from mmcritic.rewards.parsing import (
     THINK_CLOSE,
     THINK_OPEN,
@@ -21,7 +22,6 @@ from mmcritic.text import comparable
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
 _SCORE_DECORATION = str.maketrans("", "", "$*`")
 _BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
-_TEXT_MACRO = re.compile(r"\\(?:text|textbf|mathrm|mathbf)\s*\{([^{}]*)\}")
 # no answer nests boxes deeper than this
 _MAX_BOX_DEPTH = 8
 
@@ -78,7 +78,7 @@ def parse_score(text: str) -> tuple[float | None, str]:
     boxed = final_boxed(text)
     if boxed is None:
         return None, "no_box"
-    core = _TEXT_MACRO.sub(r"\1", boxed).translate(_SCORE_DECORATION).strip().rstrip(".")
+    core = STYLE_MACRO.sub(r"\1", boxed).translate(_SCORE_DECORATION).strip().rstrip(".")
     match = _SCORE.fullmatch(core.strip())
     if match is None:
         return None, "unrecognised"
@@ -87,5 +87,5 @@ def parse_score(text: str) -> tuple[float | None, str]:
 
 def normalize_answer(answer: str) -> str:
     """The form answers are voted in: case, spacing, `$` and a trailing period do not count."""
-    core = _TEXT_MACRO.sub(r"\1", answer).translate(_SCORE_DECORATION)
+    core = STYLE_MACRO.sub(r"\1", answer).translate(_SCORE_DECORATION)
     return " ".join(core.split()).lower().rstrip(".").strip()

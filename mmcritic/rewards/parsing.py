@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
+from mmcritic.reading.language import number_words
+from mmcritic.reading.markup import STYLE_MACROS, macro_pattern
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -29,17 +31,20 @@ _BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
 # Verdicts are short; a long box is a formula or an essay, and refusing it bounds all later work.
 MAX_VERDICT_CHARS = 64
 
-_TEXT_MACRO = re.compile(
-    r"\\(?:text|textbf|textit|texttt|textrm|textsf|mathrm|mathbf|mathit|mathsf|mathtt|"
-    r"operatorname|emph|boxed|fbox)\s*\{([^{}]*)\}"
-)
+# a verdict wrapped in a style macro or a second box reads as the verdict
+_WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
 _LATEX_SPACE = re.compile(r"\\[,;:! ]|~")
 _WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
 _STRIPPED = str.maketrans("", "", "$*`")
 
 _NOUN = r"(?:response|answer|assistant|option|candidate|output|model)"
-_INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab])\)?")
+# "one" and "two" in every language the readers know ("\\boxed{one}", "Response two")
+_INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
+_INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
+_INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
 _ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|one))?")
+# a box naming two responses as alternatives is a hedge, whatever it says of one of them
+_ALTERNATIVES = re.compile(r"\b(?:or|and)\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
 _COMPARISON = re.compile(r"(?P<l>[12ab])\s*(?P<op>>>?|<<?|=)\s*(?P<r>[12ab])")
 _TIE = re.compile(
@@ -48,7 +53,7 @@ _TIE = re.compile(
 )
 _INDEX_MEANING = {"1": "1", "a": "1", "first": "1", "1st": "1"}
 _INDEX_MEANING |= {"2": "2", "b": "2", "second": "2", "2nd": "2"}
-_INDEX_MEANING |= {"一": "1", "二": "2"}  # Chinese numerals in stated verdicts
+_INDEX_MEANING |= _INDEX_WORDS
 _INDEX_MEANING |= {"former": "1", "latter": "2"}
 
 Reason = Literal[
@@ -133,7 +138,8 @@ def normalize_choice(raw: str) -> str | None:
     `\\boxed{}`, `\\fbox{}`), and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
     What remains must be one of:
 
-    - the number 1 or 2 in any notation: `2.0`, `02`, `+1`;
+    - the number 1 or 2 in any notation: `2.0`, `02`, `+1`, or a word for it in a language the
+      readers know (`mmcritic/reading/languages`): `one`, `Two`, `deux`;
     - an index, optionally after "the" and a noun (response, answer, assistant, option,
       candidate, output, model) and `#`, optionally followed by `)`: `2`, `Response 2`,
       `Assistant B`, `Option #1`, `2)`; the letters A and B mean 1 and 2;
@@ -143,9 +149,13 @@ def normalize_choice(raw: str) -> str | None:
       `A=B` (a tie);
     - a tie word: `tie`, `a tie`, `it's a tie`, `draw`, `C` (the arena tie letter), `same`,
       `equal`, `equally good`, `both equally good`, `both are equally good`, `both`,
-      `both equal`.
+      `both equal`;
+    - a verdict stated in words, read as a critic's words after its box are
+      (`Response 1 is better`, `Response 2 is better than Response 1`, `Response 1 is worse`).
 
-    `12`, `1 or 2`, `2 and 1`, `1,2`, `Response 2 is better` and longer sentences are None.
+    `12`, `1 or 2`, `2 and 1`, `1,2`, anything naming both responses with "or", "and" or "/"
+    (`Response 1 or Response 2 is better`), praise on one criterion only (`Response 1 is better
+    in clarity`) and longer sentences are None: a hedge is never a verdict.
     """
     if len(raw) > MAX_VERDICT_CHARS:
         return None
@@ -160,7 +170,9 @@ def normalize_choice(raw: str) -> str | None:
     match = _COMPARISON.fullmatch(core)
     if match:
         return _compare(match.group("l"), match.group("op"), match.group("r"))
-    return "tie" if _TIE.fullmatch(core) else None
+    if _TIE.fullmatch(core):
+        return "tie"
+    return None if _ALTERNATIVES.search(core) else _stated_verdict(core)
 
 
 def _strip_decoration(raw: str) -> str:
@@ -168,7 +180,7 @@ def _strip_decoration(raw: str) -> str:
     models stack them (`$\\boxed{\\textbf{[[B]]}}$.`)."""
     text = raw
     while True:
-        unwrapped = _TEXT_MACRO.sub(r"\1", text)
+        unwrapped = _WRAPPING_MACRO.sub(r"\1", text)
         unwrapped = _LATEX_SPACE.sub(" ", unwrapped)
         unwrapped = unwrapped.translate(_STRIPPED)
         unwrapped = " ".join(unwrapped.split()).lower().rstrip(".").strip()
@@ -350,7 +362,7 @@ _SETTLES = re.compile(
 )
 _LOSER = ("l", "n")  # groups that name the worse response
 # an index in a box that is not a verdict: "1 or 2", "A and B", "the first two"
-_NAMES_INDEX = re.compile(r"(?<![\w.])(?:[12]|[ab]|first|second|1st|2nd)(?![\w.])")
+_NAMES_INDEX = re.compile(rf"(?<![\w.])(?:[12]|[ab]|first|second|1st|2nd|{_INDEX_WORD})(?![\w.])")
 
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
@@ -392,8 +404,8 @@ class Judgement:
 def parse_judgement(text: str) -> Judgement:
     """The verdict of a critic under evaluation.
 
-    The boxed verdict exactly as `parse_verdict` reads it (training rewards read nothing else),
-    a box holding a sentence read as a stated verdict ("\\boxed{Response 2 is better}"), or,
+    The boxed verdict exactly as the training reward reads it (`parse_verdict`, one reader for
+    both, "\\boxed{Response 2 is better}" included), or,
     when the answer has no box after the think block, the last verdict it states in words
     ("Overall Judgment: Answer 1 is better", "[[B]]", "Response 2 is better", "Winner:
     Response 1"). A box that the words after the think block contradict is no verdict. Drafts
@@ -408,8 +420,6 @@ def parse_judgement(text: str) -> Judgement:
         if revised is not None:
             return Judgement(revised, "box", "ok")
     choice = verdict.choice
-    if choice is None and verdict.reason == "unrecognised" and verdict.raw:
-        choice = _stated_verdict(verdict.raw)
     if choice is None and verdict.reason == "unrecognised" and stated:
         return Judgement(stated, "phrase", "ok")  # "\\boxed{11} players ... Response 2 is better"
     if choice in ("1", "2") and stated is not None and stated != choice:
