@@ -40,8 +40,8 @@ from mmcritic.eval.statements import (
     without_final_period,
 )
 from mmcritic.reading.language import number_words, phrases, tens_words
-from mmcritic.reading.markup import STYLE_MACRO
-from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents, normalize_tags
+from mmcritic.reading.markup import STYLE_MACRO, think_tags
+from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
 from mmcritic.text import without_lone_surrogates
 
 _ANSWER_PHRASE = re.compile(
@@ -327,12 +327,6 @@ def _shortened_space(run: re.Match[str]) -> str:
 def _unclosed_think(text: str) -> bool:
     tags = think_tags(text)
     return THINK_OPEN in tags and THINK_CLOSE not in tags
-
-
-def think_tags(text: str) -> str:
-    """Think tags as `<think>` / `</think>`, Kimi-VL's `◁think▷` / `◁/think▷` included (for
-    reading an answer only: the training reward's format asks for `<think>` itself)."""
-    return normalize_tags(text.replace("◁think▷", THINK_OPEN).replace("◁/think▷", THINK_CLOSE))
 
 
 def json_answer(text: str) -> str | None:

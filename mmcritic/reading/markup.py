@@ -1,8 +1,17 @@
-"""The output-format stage: markup a reader looks through before it reads any words."""
+"""The output-format stage: markup a reader looks through before it reads any words.
+
+Model families that write their reasoning between tags of their own register them in
+`THINK_TAGS`; readers see every family's tags as `<think>` / `</think>` (`think_tags`).
+"""
 
 from __future__ import annotations
 
 import re
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+# family -> (opening tag, closing tag), for families whose tags are not `<think>` / `</think>`
+THINK_TAGS = {"kimi-vl": ("◁think▷", "◁/think▷")}
 
 # LaTeX macros that only style their argument (`\text{B}` reads as B)
 STYLE_MACROS = (
@@ -17,3 +26,24 @@ def macro_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 STYLE_MACRO = macro_pattern(STYLE_MACROS)
+
+
+# The slash is optional and followed by its own whitespace, so the two whitespace runs can never
+# trade characters; an ambiguous `<\s*/?\s*` would backtrack quadratically on `<` + spaces.
+_THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>")
+
+
+def normalize_tags(text: str) -> str:
+    """Closes up `< think >`, `</ think>` and `< /think >` to `<think>` / `</think>`.
+
+    Models drift into spaced tags, and the spec says whitespace around `<`, `>` and `/` does not
+    count. Only think tags are touched, so `a < b > c` in a response keeps its spacing."""
+    return _THINK_TAG.sub(lambda m: f"<{m.group(1) or ''}think>", text)
+
+
+def think_tags(text: str) -> str:
+    """Every registered family's think tags as `<think>` / `</think>` (for reading an answer
+    only: the training reward's format asks for `<think>` itself)."""
+    for opening, closing in THINK_TAGS.values():
+        text = text.replace(opening, THINK_OPEN).replace(closing, THINK_CLOSE)
+    return normalize_tags(text)

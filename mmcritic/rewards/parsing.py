@@ -15,15 +15,15 @@ from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
 from mmcritic.reading.language import number_words
-from mmcritic.reading.markup import STYLE_MACROS, macro_pattern
+from mmcritic.reading.markup import (
+    STYLE_MACROS,
+    THINK_CLOSE,
+    THINK_OPEN,
+    macro_pattern,
+    normalize_tags,
+)
 
-THINK_OPEN = "<think>"
-THINK_CLOSE = "</think>"
 BOX_OPEN = "\\boxed{"
-
-# The slash is optional and followed by its own whitespace, so the two whitespace runs can never
-# trade characters; an ambiguous `<\s*/?\s*` would backtrack quadratically on `<` + spaces.
-_THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>")
 
 # A single tokenizer pass over every brace; `\{` and `\}` are literal braces in LaTeX, not groups.
 _BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
@@ -84,14 +84,6 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return self.choice is not None
-
-
-def normalize_tags(text: str) -> str:
-    """Closes up `< think >`, `</ think>` and `< /think >` to `<think>` / `</think>`.
-
-    Models drift into spaced tags, and the spec says whitespace around `<`, `>` and `/` does not
-    count. Only think tags are touched, so `a < b > c` in a response keeps its spacing."""
-    return _THINK_TAG.sub(lambda m: f"<{m.group(1) or ''}think>", text)
 
 
 def boxed_contents(text: str) -> list[str]:
