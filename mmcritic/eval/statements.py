@@ -16,14 +16,15 @@ import itertools
 import re
 from collections.abc import Callable
 
+from mmcritic.reading.language import phrases
+
 # A clause that adds context after the main one: "; the fax is ...", ", rising to 26.5% ...",
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
-# ", held on June 3-4", ", while ...".
+# ", held on June 3-4", ", while ...", or names where the answer was read: ", as stated in the
+# second paragraph" (the words that open one: `context_openers` in the language data).
+_OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in phrases("en", "context_openers"))
 _CONTEXT_CLAUSE = re.compile(
-    r",\s*(?:rising|falling|increasing|decreasing|dropping|growing|climbing|declining|"
-    r"jumping|reaching|making|representing|compared|followed|while|whereas|versus|vs\b|against|"
-    r"and|but|which|up|down|held|located|dated|signed|sent|written|shown|listed|printed|ahead|"
-    r"behind|after|before|with|then|from|whose|because|since|among|across|according)\b"
+    rf",\s*(?:{_OPENERS})\b"
     r"|\s+(?:compared\s+(?:with|to)|followed\s+by|(?:up|down)\s+from|versus|vs\.)\s",
     re.IGNORECASE,
 )

@@ -7,14 +7,18 @@ import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
 from mmcritic.eval.statements import after_last_correction, content_words
+from mmcritic.reading.language import phrases
 
 _UNCLEAR = re.compile(
-    r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know)"
+    r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know|"
+    r"do\s+not\s+know)"
     r"|i(?:'m|\s+am)\s+not\s+sure|it(?:'s|\s+is)\s+not\s+possible\s+to|cannot\s+tell"
     r"|it(?:'s|\s+is)\s+(?:unclear|not\s+clear|uncertain|impossible\s+to)|unclear|uncertain|"
     r"not\s+sure|unsure|cannot\s+(?:be\s+)?determine|there\s+is\s+not\s+enough|"
     r"it(?:'s|\s+is)\s+(?:hard|difficult)\s+to\s+(?:say|tell|determine))"
 )
+# an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
+_APOLOGY = re.compile(rf"^(?:{'|'.join(phrases('en', 'apologies'))})\b[,.!]?\s*(?:but\s+)?")
 # a stated inability to tell anywhere in an answer that says neither yes nor no first
 CANNOT_TELL = re.compile(
     r"\b(?:can't|cannot|can\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to|"
@@ -116,7 +120,7 @@ def yes_no(text: str, question: str = "") -> str | None:
     cjk = _CJK_YES_NO.match(core)
     if cjk:
         return "yes" if cjk.group("yes") else "no"
-    if _UNCLEAR.match(core):
+    if _UNCLEAR.match(_APOLOGY.sub("", core)):
         return "unclear"
     bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}
     if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
