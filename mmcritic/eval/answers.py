@@ -186,6 +186,12 @@ _HOW_MANY = re.compile(
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
+# a question that asks to count: "How many ...", "the number of ...", "count the ..."
+_ASKS_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
+# a clause that counts things: "There are 4 bars", "the chart has 12 rows"
+_COUNTS_THINGS = re.compile(
+    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?)\s+\d+\s+[a-z]+s\b", re.IGNORECASE
+)
 _LATEX_FRACTION_ANY = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
@@ -444,7 +450,10 @@ def answer_span(response: str, question: str | None = None) -> str:
     counted = stated_count(text, question)
     if counted is not None:
         return counted
-    clause = stating_clause(text, question, holds_digit, _value_strength)
+    counts_asked = _ASKS_COUNT.search(question or "") is not None
+    clause = stating_clause(
+        text, question, holds_digit, lambda clause: _value_strength(clause, counts_asked)
+    )
     if clause is None:
         return text.strip()
     clause = number_word(clause)
@@ -492,10 +501,13 @@ def _verb_then_value(sentence: str) -> bool:
     return verb is not None and _MATH_VALUE.search(sentence[verb.end() :]) is not None
 
 
-def _value_strength(clause: str) -> int:
+def _value_strength(clause: str, counts_asked: bool = True) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb
     ("16.2 million in 2020"); 0: a value only before the verb ("The largest bar, 41.2, is not
-    included")."""
+    included"), or a count of things the question does not ask to count ("There are 4 bars in
+    the chart, and the value asked for is 5" answers "What is the value of ...?" with 5)."""
+    if not counts_asked and _COUNTS_THINGS.search(clause):
+        return 0
     verb = _COPULA.search(clause)
     if verb is None:
         return 1
