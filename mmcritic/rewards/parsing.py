@@ -33,7 +33,6 @@ MAX_VERDICT_CHARS = 64
 
 # a verdict wrapped in a style macro or a second box reads as the verdict
 _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
-_LATEX_SPACE = re.compile(r"\\[,;:! ]|~")
 _WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
 _STRIPPED = str.maketrans("", "", "$*`")
 
@@ -46,7 +45,6 @@ _ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|
 # a box naming two responses as alternatives is a hedge, whatever it says of one of them
 _ALTERNATIVES = re.compile(r"\b(?:or|and)\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
-_COMPARISON = re.compile(r"(?P<l>[12ab])\s*(?P<op>>>?|<<?|=)\s*(?P<r>[12ab])")
 _TIE = re.compile(
     r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
     r"both(?:\s+(?:are\s+)?equal)?"
@@ -125,9 +123,9 @@ def normalize_choice(raw: str) -> str | None:
     """Maps a box's content to `"1"`, `"2"` or `"tie"`; anything else, or anything ambiguous, is
     None, so a policy cannot hedge its way to a reward.
 
-    Case, surrounding whitespace, `$`, `*`, backticks, LaTeX spacing (`\\,`, `~`), a trailing
-    period, wrappers `\\text{}`, `\\textbf{}`, `\\mathrm{}` (and the other text/math font macros,
-    `\\boxed{}`, `\\fbox{}`), and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
+    Case, surrounding whitespace, `$`, `*`, backticks, a trailing period, wrappers `\\text{}`,
+    `\\textbf{}`, `\\mathrm{}` (and the other text/math font macros, `\\boxed{}`, `\\fbox{}`),
+    and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
     What remains must be one of:
 
     - the number 1 or 2 in any notation: `2.0`, `02`, `+1`, or a word for it in a language the
@@ -137,8 +135,6 @@ def normalize_choice(raw: str) -> str | None:
       `Assistant B`, `Option #1`, `2)`; the letters A and B mean 1 and 2;
     - an ordinal, optionally with "the" and a noun or "one": `second`, `The second response`,
       `2nd`, `the first one`;
-    - an arena comparison of two different indices: `A>B`, `A>>B`, `2<1` (the larger side wins),
-      `A=B` (a tie);
     - a tie word: `tie`, `a tie`, `it's a tie`, `draw`, `C` (the arena tie letter), `same`,
       `equal`, `equally good`, `both equally good`, `both are equally good`, `both`,
       `both equal`;
@@ -159,9 +155,6 @@ def normalize_choice(raw: str) -> str | None:
         match = pattern.fullmatch(core)
         if match:
             return _INDEX_MEANING[match.group("i")]
-    match = _COMPARISON.fullmatch(core)
-    if match:
-        return _compare(match.group("l"), match.group("op"), match.group("r"))
     if _TIE.fullmatch(core):
         return "tie"
     return None if _ALTERNATIVES.search(core) else _stated_verdict(core)
@@ -173,7 +166,6 @@ def _strip_decoration(raw: str) -> str:
     text = raw
     while True:
         unwrapped = _WRAPPING_MACRO.sub(r"\1", text)
-        unwrapped = _LATEX_SPACE.sub(" ", unwrapped)
         unwrapped = unwrapped.translate(_STRIPPED)
         unwrapped = " ".join(unwrapped.split()).lower().rstrip(".").strip()
         unwrapped = _peel(unwrapped)
@@ -187,15 +179,6 @@ def _peel(text: str) -> str:
         if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
             return text[1:-1].strip()
     return text
-
-
-def _compare(left: str, op: str, right: str) -> str | None:
-    winner, loser = _INDEX_MEANING[left], _INDEX_MEANING[right]
-    if winner == loser:
-        return None
-    if op == "=":
-        return "tie"
-    return winner if op.startswith(">") else loser
 
 
 def parse_verdict(text: str) -> Verdict:
@@ -244,18 +227,24 @@ def _without_think_blocks(text: str) -> str:
 
 
 def _verdict_from_boxes(boxes: list[str]) -> Verdict:
-    """The one distinct verdict the boxes hold; a box that names no response ("\\boxed{5}",
-    a count) is not a verdict and is passed over, while two different verdicts, or a box that
-    names an index without being a verdict ("\\boxed{1 or 2}", a hedge), leave none."""
+    """The one distinct verdict the boxes hold; a box that is no verdict ("\\boxed{5}", a count)
+    is passed over, while two different verdicts, or a box offering verdicts as alternatives
+    ("\\boxed{1 or 2}", a hedge), leave none."""
     verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
     if len({choice for _, choice in verdicts}) > 1:
         return Verdict(None, boxes[-1], "conflicting_boxes")
-    if any(_NAMES_INDEX.search(box.lower()) for box in boxes if normalize_choice(box) is None):
-        return Verdict(None, boxes[-1], "unrecognised")  # a hedge such as "\\boxed{1 or 2}"
+    if any(_offers_verdicts(box) for box in boxes):
+        return Verdict(None, boxes[-1], "unrecognised")
     if not verdicts:
         return Verdict(None, boxes[-1], "unrecognised")
     raw, choice = verdicts[-1]
     return Verdict(choice, raw, "ok")
+
+
+def _offers_verdicts(box: str) -> bool:
+    """Whether a box names two or more verdicts as alternatives: "1 or 2", "A and B"."""
+    parts = _ALTERNATIVES.split(box)
+    return sum(normalize_choice(part) is not None for part in parts) >= 2
 
 
 def has_think_box_format(text: str) -> bool:
@@ -353,8 +342,6 @@ _SETTLES = re.compile(
     re.IGNORECASE,
 )
 _LOSER = ("l", "n")  # groups that name the worse response
-# an index in a box that is not a verdict: "1 or 2", "A and B", "the first two"
-_NAMES_INDEX = re.compile(rf"(?<![\w.])(?:[12]|[ab]|first|second|1st|2nd|{_INDEX_WORD})(?![\w.])")
 
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
