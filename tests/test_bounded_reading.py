@@ -30,10 +30,10 @@ from mmcritic.eval.answers import (
     readable,
 )
 from mmcritic.eval.protocols import PROTOCOL_NAMES, verdict_reader
-from mmcritic.eval.protocols.verdicts import overall_judgment
 from mmcritic.eval.registry import get_task, task_names
 from mmcritic.eval.scorers import math_equal, numeric_match, open_match, relaxed_match
 from mmcritic.eval.tasks import CriticTask, PolicyTask, Problem
+from mmcritic.eval.tasks.vl_rewardbench.verdicts import overall_judgment
 from mmcritic.rewards.parsing import parse_judgement
 from tests.test_eval_fixtures import all_task_data, built_items
 

@@ -15,7 +15,6 @@ from mmcritic.eval.answers import (
     parse_number,
 )
 from mmcritic.eval.choices import choice_letter
-from mmcritic.eval.policy_tasks import REALWORLDQA
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.scorers import (
     anls,
@@ -288,7 +287,7 @@ def test_acc_plus_needs_every_pair_of_a_question_right() -> None:
         for ok, group in ((True, "q1"), (True, "q1"), (True, "q2"), (False, "q2"), (True, "q3"))
     ]
 
-    result = metrics.mm_rlhf_rewardbench(records)
+    result = get_task("mm_rlhf_rewardbench").aggregate(records)
 
     assert result["accuracy"] == pytest.approx(0.8)
     assert result["acc_plus"] == pytest.approx(2 / 3)
@@ -793,8 +792,8 @@ def test_realworldqa_reads_a_text_answer_in_a_sentence_or_a_noun_phrase(answer, 
     row = {"question": "Which direction does the arrow point or vehicle is it?\n"
            "Please answer directly with a single word or number.", "answer": target,
            "image": None}  # fmt: skip
-    problem = REALWORLDQA.problem(row)
-    assert REALWORLDQA.score(answer, problem).score == expected
+    task = get_task("realworldqa")
+    assert task.score(answer, task.problem(row)).score == expected
 
 
 def test_ocr_reads_a_closing_sentence_that_picks_one_of_the_readings_named():

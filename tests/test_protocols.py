@@ -26,9 +26,10 @@ from mmcritic.eval.protocols import (
     task_prompt,
     verdict_reader,
 )
-from mmcritic.eval.protocols.verdicts import bracket_verdict, vl_rewardbench_verdict
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.tasks import CriticTask, Row
+from mmcritic.eval.tasks.multimodal_rewardbench.verdicts import bracket_verdict
+from mmcritic.eval.tasks.vl_rewardbench.verdicts import vl_rewardbench_verdict
 from mmcritic.inference.engines import Request
 from mmcritic.inference.media import Media
 from tests.media_factory import write_mp4, write_png

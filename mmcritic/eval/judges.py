@@ -1,9 +1,9 @@
 """LLM judges for the benchmarks whose reference harness scores with GPT.
 
-MathVista, MathVerse, MMVU and HallusionBench are scored by rule in `policy_tasks`; their
+MathVista, MathVerse, MMVU and HallusionBench are scored by rule in their task folders; their
 published numbers come from lmms-eval (github.com/EvolvingLMMs-Lab/lmms-eval), which asks GPT to
-read the answers. `LLMJudge` asks any engine the same prompts, copied verbatim into
-`judge_prompts/`, and reads the replies as lmms-eval does:
+read the answers. `LLMJudge` asks any engine the same prompts, copied verbatim into each task's
+folder (`mmcritic/eval/tasks/<name>/judge*.txt`), and reads the replies as lmms-eval does:
 
 - MathVista (`lmms_eval/tasks/mathvista/mathvista_evals.py`): an answer that is an option's
   text, or an integer/float for such a question, is taken as it is; otherwise the judge extracts
@@ -16,7 +16,7 @@ read the answers. `LLMJudge` asks any engine the same prompts, copied verbatim i
   an open-ended answer they reject goes to the binary GPT judge (rules first, as upstream).
 - HallusionBench (`lmms_eval/tasks/hallusion_bench/utils.py`): the judge says whether the
   prediction is correct, incorrect or unclear against the reference answer; unclear is right
-  only for a question asked without its figure, as `policy_tasks._hallusion_score` has it.
+  only for a question asked without its figure, as the task's own `score` has it.
 
 lmms-eval strips `<think>` blocks from responses before scoring (its `--reasoning_tags`
 default), so the judges see the answer part only. A reply a judge's reader cannot read scores 0
@@ -34,13 +34,11 @@ from importlib import resources
 from typing import Protocol, cast
 
 from mmcritic.eval.answers import answer_region, final_answer
-from mmcritic.eval.policy_tasks import (
-    HALLUSIONBENCH,
-    MATHVERSE_TESTMINI,
-    MATHVISTA_TESTMINI,
-    MMVU,
-)
 from mmcritic.eval.tasks import Problem
+from mmcritic.eval.tasks.hallusionbench import TASK as HALLUSIONBENCH
+from mmcritic.eval.tasks.mathverse_testmini import TASK as MATHVERSE_TESTMINI
+from mmcritic.eval.tasks.mathvista_testmini import TASK as MATHVISTA_TESTMINI
+from mmcritic.eval.tasks.mmvu import TASK as MMVU
 from mmcritic.inference.engines import Request, Sampling
 
 logger = logging.getLogger(__name__)
@@ -97,10 +95,10 @@ def _unreadable(task: str, reply: str) -> JudgeVerdict:
 
 
 @cache
-def judge_prompt(name: str) -> str:
-    """The upstream prompt `name` from `judge_prompts/` (stripped, as the harnesses strip their
+def judge_prompt(task: str, name: str) -> str:
+    """The upstream prompt `name` from the task's folder (stripped, as the harnesses strip their
     demo prompts)."""
-    path = resources.files("mmcritic.eval") / "judge_prompts" / f"{name}.txt"
+    path = resources.files(f"mmcritic.eval.tasks.{task}") / f"{name}.txt"
     return path.read_text(encoding="utf-8").strip()
 
 
@@ -122,7 +120,7 @@ def _mathvista(problem: Problem, response: str) -> _Outcome:
     quick = _mathvista_quick(answer, problem)
     if quick is not None:
         return _mathvista_scored(quick, problem)
-    demo = judge_prompt("mathvista_extract")
+    demo = judge_prompt(MATHVISTA_TESTMINI.name, "judge_extract")
     prompt = f"{demo}\n\n{problem.text}\n\n{answer}\n\nExtracted answer: "
     return _Ask(prompt, lambda reply: _mathvista_read(reply, problem))
 
@@ -161,7 +159,7 @@ def _mathverse(problem: Problem, response: str) -> _Outcome:
     tail = " ".join(_reply(response).split(" ")[-MATHVERSE_TAIL_WORDS:])
     if not tail.strip():
         return _decided(0.0, "")
-    demo = judge_prompt("mathverse_extract")
+    demo = judge_prompt(MATHVERSE_TESTMINI.name, "judge_extract")
     prompt = f"{demo}\n\nModel response: '{tail}'\nExtracted Answer: "
     return _Ask(prompt, lambda reply: _mathverse_extracted(reply, problem))
 
@@ -170,7 +168,7 @@ def _mathverse_extracted(reply: str, problem: Problem) -> _Outcome:
     extraction = _label_dropped(_reply(reply), "Extracted answer")
     if not extraction:
         return _unreadable(MATHVERSE_TESTMINI.name, reply)
-    prompt = judge_prompt("mathverse_score").format(
+    prompt = judge_prompt(MATHVERSE_TESTMINI.name, "judge_score").format(
         question=problem.question, gt=problem.target, extraction=extraction
     )
     return _Ask(prompt, lambda reply: _mathverse_judged(reply, extraction))
@@ -197,7 +195,7 @@ def _mmvu(problem: Problem, response: str) -> _Outcome:
         return _decided(1.0, "correct")
     # lmms-eval's `construct_question_prompt` already says "Question: " and the prompt says it
     # again; kept, since the judge saw it so
-    prompt = judge_prompt("mmvu_open_ended").format(
+    prompt = judge_prompt(MMVU.name, "judge_open_ended").format(
         question=f"Question: {problem.question}",
         ground_truth=problem.target,
         prediction=_reply(response),
@@ -230,7 +228,7 @@ def _mmvu_read(reply: str) -> JudgeVerdict:
 def _hallusion(problem: Problem, response: str) -> _Outcome:
     # the dataset's `gt_answer_details` where the problem carries it, else its yes/no
     reference = problem.meta.get("gt_answer_details") or f"{str(problem.target).capitalize()}."
-    prompt = judge_prompt("hallusionbench").format(
+    prompt = judge_prompt(HALLUSIONBENCH.name, "judge").format(
         question=problem.question, reference=reference, prediction=_reply(response)
     )
     return _Ask(prompt, lambda reply: _hallusion_read(reply, problem))

@@ -2,7 +2,8 @@
 
 Aggregators read only what the per-sample log holds (`score`, `correct`, `meta`, ...), so a
 resumed run, a replay and a fresh run compute their metrics from the same lines. Each returns a
-flat `{metric name: value}`; per-group values are named `metric/group`.
+flat `{metric name: value}`; per-group values are named `metric/group`. These are the shared
+ones; a benchmark's own (HallusionBench's, OCRBench's, MM-RLHF-RewardBench's) is in its folder.
 """
 
 from __future__ import annotations
@@ -59,34 +60,6 @@ def all_correct_rate(records: Sequence[Record], key_fields: Sequence[str]) -> fl
     return mean(float(all(score == 1.0 for score in scores)) for scores in groups.values())
 
 
-def hallusionbench(records: Sequence[Record]) -> dict[str, float]:
-    """aAcc (per question), qAcc (per question over its figures) and fAcc (per figure over its
-    questions), as in HallusionBench's `get_eval_all`, `get_eval_pair_all` and `get_eval_fig`;
-    fAcc leaves out the visual-supplement questions asked without a figure."""
-    with_figure = [
-        record
-        for record in records
-        if not (record["meta"]["category"] == "VS" and str(record["meta"]["figure_id"]) == "0")
-    ]
-    return {
-        "aAcc": mean(record["score"] for record in records),
-        "qAcc": all_correct_rate(records, ("category", "subcategory", "set_id", "question_id")),
-        "fAcc": all_correct_rate(with_figure, ("category", "subcategory", "set_id", "figure_id")),
-    }
-
-
-def ocrbench(records: Sequence[Record]) -> dict[str, float]:
-    """OCRBench's score is the count of correct answers (out of 1,000 on the full set);
-    `accuracy` is that count over the samples run, which equals score/1000 on the full set."""
-    groups: dict[str, float] = defaultdict(float)
-    for record in records:
-        groups[str(record["meta"]["question_type"])] += float(record["score"])
-    result = {"accuracy": mean(record["score"] for record in records)}
-    result["score"] = float(sum(record["score"] for record in records))
-    result.update({f"score/{name}": value for name, value in sorted(groups.items())})
-    return result
-
-
 def critic_metrics(group_field: str | None = None, macro: bool = False) -> Aggregator:
     """Pairwise critic accuracy; with both answer orders scored, also the order-robust figures.
 
@@ -120,16 +93,3 @@ def _order_metrics(records: Sequence[Record]) -> dict[str, float]:
         ),
         "position_consistency": mean(record["position_consistent"] for record in records),
     }
-
-
-def mm_rlhf_rewardbench(records: Sequence[Record]) -> dict[str, float]:
-    """MM-RLHF-RewardBench's Acc (per pair) and Acc+ (per question: every pair built from its
-    responses right), overall and per category, as in the benchmark's released scoring."""
-    scored = [{**record, "score": float(record["correct"])} for record in records]
-    result = critic_metrics("category")(records)
-    result["acc_plus"] = all_correct_rate(scored, ("pair_group",))
-    categories = sorted({str(record["meta"]["category"]) for record in scored})
-    for name in categories:
-        members = [record for record in scored if str(record["meta"]["category"]) == name]
-        result[f"acc_plus/{name}"] = all_correct_rate(members, ("pair_group",))
-    return result

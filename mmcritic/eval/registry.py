@@ -1,22 +1,58 @@
-"""The task registry: every built-in task by name, and tasks of your own added with `register`."""
+"""The task registry: every built-in benchmark by name, each from its folder under
+`mmcritic/eval/tasks/`, and tasks of your own added with `register`.
+
+A built-in benchmark is its folder plus its name here: the two lists give the suites and
+their order (`mmcritic.eval.suites`).
+"""
 
 from __future__ import annotations
 
 import difflib
+import importlib
 from functools import cache
+from types import ModuleType
 
-from mmcritic.eval.critic_tasks import CRITIC_TASKS
-from mmcritic.eval.policy_tasks import POLICY_TASKS
 from mmcritic.eval.tasks import Task
 
+POLICY_BENCHMARKS = (
+    "mmmu_val",
+    "mathvista_testmini",
+    "mathvision_testmini",
+    "mathverse_testmini",
+    "mmstar",
+    "ai2d",
+    "chartqa",
+    "docvqa_val",
+    "ocrbench",
+    "hallusionbench",
+    "realworldqa",
+    "blink",
+    "mmvu",
+    "videomme",
+)
+CRITIC_BENCHMARKS = ("vl_rewardbench", "mm_rlhf_rewardbench", "multimodal_rewardbench")
+BUILTIN = (*POLICY_BENCHMARKS, *CRITIC_BENCHMARKS)
+_FOLDERS = "mmcritic.eval.tasks"
+
 _EXTRA: dict[str, Task] = {}
+
+
+def benchmark(name: str) -> ModuleType | None:
+    """The folder of the built-in benchmark `name` (`mmcritic/eval/tasks/<name>/`), imported on
+    first use so that the protocols its prompts build on can import this module; None for a
+    task of your own."""
+    return _folder(name) if name in BUILTIN else None
+
+
+def _folder(name: str) -> ModuleType:
+    return importlib.import_module(f"{_FOLDERS}.{name}")
 
 
 @cache
 def _builtin() -> dict[str, Task]:
     tasks: dict[str, Task] = {}
-    for task in (*POLICY_TASKS, *CRITIC_TASKS):
-        _add(tasks, task)
+    for name in BUILTIN:
+        _add(tasks, _folder(name).TASK)
     return tasks
 
 

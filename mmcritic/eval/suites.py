@@ -5,21 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mmcritic.eval.critic_tasks import CRITIC_TASKS
-from mmcritic.eval.policy_tasks import POLICY_TASKS
+from mmcritic.eval.registry import CRITIC_BENCHMARKS, POLICY_BENCHMARKS, benchmark
 
-POLICY_SUITE = tuple(task.name for task in POLICY_TASKS)
-CRITIC_SUITE = tuple(task.name for task in CRITIC_TASKS)
-# The figure each benchmark's papers lead with; the rest of the metrics stay in results.json.
-HEADLINE = {
-    "mmstar": "average",
-    "chartqa": "relaxed_accuracy",
-    "docvqa_val": "anls",
-    "ocrbench": "accuracy",
-    "hallusionbench": "aAcc",
-    "vl_rewardbench": "accuracy",
-    "mm_rlhf_rewardbench": "accuracy",
-}
+POLICY_SUITE = POLICY_BENCHMARKS
+CRITIC_SUITE = CRITIC_BENCHMARKS
+
+
+def headline_metric(name: str) -> str:
+    """The figure the benchmark's papers lead with (its folder's `HEADLINE`; the rest of the
+    metrics stay in results.json); `accuracy` for a task of your own."""
+    folder = benchmark(name)
+    return folder.HEADLINE if folder is not None else "accuracy"
 
 
 def headline(results: Mapping[str, Any]) -> dict[str, float | None]:
@@ -27,7 +23,7 @@ def headline(results: Mapping[str, Any]) -> dict[str, float | None]:
     summary = {}
     for name, task in results["tasks"].items():
         metrics = task["metrics"]
-        summary[name] = metrics.get(HEADLINE.get(name, "accuracy")) if metrics else None
+        summary[name] = metrics.get(headline_metric(name)) if metrics else None
     return summary
 
 
@@ -43,7 +39,7 @@ def summary(results: Mapping[str, Any]) -> str:
         shown = "n/a" if figure is None else f"{figure:.4f}"
         sampled = f"T={decoding.get('temperature')}" if decoding.get("sampled") else "greedy"
         lines.append(
-            f"{name}: {HEADLINE.get(name, 'accuracy')} {shown} on {task['n_samples']} samples | "
+            f"{name}: {headline_metric(name)} {shown} on {task['n_samples']} samples | "
             f"protocol {settings.get('name')}, {sampled}, max_new_tokens "
             f"{decoding.get('max_new_tokens')} | prompt: {settings.get('prompt_source')}"
         )

@@ -8,24 +8,26 @@ A number means something only next to the protocol that produced it:
   placement, pixel budget, decoding), so numbers compare with tables made with lmms-eval;
 - `official`: each benchmark's own released prompt where it has one, lmms-eval's otherwise.
 
-The builders live in `r1`, `lmms_eval` and `official`; this module names the protocols,
-resolves a task's prompt under one, and says how its verdicts are read.
+A benchmark's own builders live in its folder (`mmcritic/eval/tasks/<name>/prompts.py`), on
+the shared mechanics of `lmms_eval` and `official`; r1's in `r1`. This module names the
+protocols, resolves a task's prompt under one, and says how its verdicts are read (`verdicts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from mmcritic.data.media import MediaBudget, PixelBudget
 from mmcritic.data.video import VideoBudget
-from mmcritic.eval.protocols import lmms_eval, official, r1, verdicts
+from mmcritic.eval.protocols import lmms_eval, r1
 from mmcritic.eval.protocols.prompt import Decoding, Prompt, TaskPrompt, media_first
+from mmcritic.eval.protocols.verdicts import verdict_reader
+from mmcritic.eval.registry import benchmark
 from mmcritic.eval.tasks import Pair, Problem, Row
 from mmcritic.inference.media import EVAL_IMAGES
 from mmcritic.models.families import DEFAULT_FAMILY, family_named
-from mmcritic.rewards.parsing import Judgement, parse_judgement
 
 __all__ = [
     "PROTOCOLS",
@@ -171,12 +173,14 @@ def task_prompt(task: str, kind: str, protocol_name: str, family: str | None = N
     class, the `official` protocol falling back to lmms-eval's where a benchmark releases no
     prompt, and a critic suite with no released judge prompt using the training template."""
     protocol(protocol_name)
-    if kind == "critic":
-        return _critic_builders(protocol_name).get(task, r1.CRITIC)
     if protocol_name == "r1":
-        return r1.POLICY
-    found = official.POLICY.get(task) if protocol_name == "official" else None
-    found = found or lmms_eval.policy_prompts(lmms_eval_model(family)).get(task)
+        return r1.CRITIC if kind == "critic" else r1.POLICY
+    prompts = _benchmark_prompts(task)
+    found = prompts.get("official") if protocol_name == "official" else None
+    if kind == "critic":
+        return found or prompts.get("lmms-eval", r1.CRITIC)
+    model_prompt = prompts.get(lmms_eval.model_key(lmms_eval_model(family)))
+    found = found or model_prompt or prompts.get("lmms-eval")
     if found is None:
         raise ValueError(f"task {task} has no {protocol_name} prompt; use --protocol r1")
     return found
@@ -205,19 +209,11 @@ def critic_prompt(
     return _with_limit(task_prompt(task, "critic", protocol_name)(pair, swapped), max_new_tokens)
 
 
-def _critic_builders(protocol_name: str) -> dict[str, TaskPrompt]:
-    if protocol_name == "r1":
-        return {}
-    if protocol_name == "official":
-        return {**lmms_eval.CRITIC, **official.CRITIC}
-    return lmms_eval.CRITIC
-
-
-def verdict_reader(task: str, protocol_name: str) -> Callable[[str], Judgement]:
-    """How a critic's text becomes a verdict: under r1 a box, else the verdict stated in words
-    (`parse_judgement`); under lmms-eval and official the benchmark's own rule first
-    (`verdicts.READERS`), and never a random pick."""
-    return verdicts.READERS.get(protocol_name, {}).get(task, parse_judgement)
+def _benchmark_prompts(task: str) -> Mapping[str, TaskPrompt]:
+    """The built-in benchmark's prompts by protocol, from its folder; a task of your own has
+    none, so it asks under r1 only (a critic task with the training template everywhere)."""
+    folder = benchmark(task)
+    return folder.PROMPTS if folder is not None else {}
 
 
 def _with_limit(prompt: Prompt, max_new_tokens: int | None) -> Prompt:

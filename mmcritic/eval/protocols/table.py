@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from mmcritic.eval.protocols import PROTOCOL_NAMES, PROTOCOLS, task_prompt, verdict_reader
 from mmcritic.eval.protocols.prompt import Decoding
-from mmcritic.eval.protocols.verdicts import (
-    bracket_verdict,
+from mmcritic.eval.registry import get_task, task_names
+from mmcritic.eval.tasks.multimodal_rewardbench.verdicts import bracket_verdict
+from mmcritic.eval.tasks.vl_rewardbench.verdicts import (
     vl_rewardbench_rule_only,
     vl_rewardbench_verdict,
 )
-from mmcritic.eval.registry import get_task, task_names
 from mmcritic.rewards.parsing import parse_judgement
 
 READINGS = {

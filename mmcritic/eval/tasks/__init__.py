@@ -1,10 +1,21 @@
-"""What a benchmark task is.
+"""What a benchmark task is, and the built-in benchmarks, one folder each.
 
 A task is a declarative spec in the manner of lmms-eval's task YAMLs: where its rows live (hub
 id, the known mirrors, config, split), which column plays which role, and a few hooks that build
 the problem, score an answer and aggregate. Policy tasks ask the model a question; critic tasks
-ask it which of two responses is better. The built-in tasks live in `policy_tasks` and
-`critic_tasks`; `registry` looks them up and `register` adds one of your own.
+ask it which of two responses is better.
+
+Each built-in benchmark is a folder here named after its task, as lmms-eval keeps
+`lmms_eval/tasks/<task>/`: `task.py` (the spec, its scorer and aggregation, the headline
+metric), `prompts.py` (its prompt under each protocol that has one), `verdicts.py` for a critic
+benchmark whose release reads verdicts its own way, the LLM judge's prompts (`judge*.txt`) for a
+benchmark whose reference harness scores with one, and `__init__.py` stating the benchmark's
+official scoring rule. `common.py` holds what several benchmarks share; `registry` lists the
+folders and `register` adds a task of your own.
+
+Facts (ids, splits, columns, prompts, scoring rules) follow lmms-eval's task definitions
+(github.com/EvolvingLMMs-Lab/lmms-eval, lmms_eval/tasks/<task>/) and each benchmark's official
+scorer where lmms-eval cites one.
 """
 
 from __future__ import annotations
@@ -130,7 +141,14 @@ class PolicyTask:
 @dataclass(frozen=True)
 class CriticTask:
     """A benchmark the model answers as a critic; a verdict is right when it names the better
-    response. `scoring` states how verdicts are read and aggregated."""
+    response. `scoring` states how verdicts are read and aggregated.
+
+    `pair` supplies the question, the two responses in the order the benchmark's published
+    numbers use, and the truth; the run's protocol (`mmcritic.eval.protocols`) decides the judge
+    prompt (the training template under r1, the benchmark's own under lmms-eval and official)
+    and how verdicts are read. A tie or an unreadable verdict is simply wrong, and counted.
+    Scoring both orders (`--both-orders`) adds the order-robust figures described in
+    `metrics.critic_metrics`."""
 
     name: str
     dataset: DatasetRef

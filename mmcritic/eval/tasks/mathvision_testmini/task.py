@@ -1,0 +1,54 @@
+"""MathVision (testmini): boxed answer, math-verify equivalence, letter or option value."""
+
+from __future__ import annotations
+
+from mmcritic.eval import metrics
+from mmcritic.eval.choices import choice_letter, opens_with_letter, option_letters
+from mmcritic.eval.scorers import math_equal
+from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
+from mmcritic.eval.tasks.common import MC_INSTRUCTION, as_list, lettered
+
+HEADLINE = "accuracy"
+
+
+def build_problem(row: Row) -> Problem:
+    options = [str(option) for option in as_list(row.get("options"))]
+    text = row["question"]
+    if options:
+        text = f"{text}\nChoices:\n{lettered(options)}\n{MC_INSTRUCTION}"
+    meta = {"subject": row.get("subject", ""), "options": options}
+    return Problem(
+        text, str(row["answer"]), images=[row["image"]], meta=meta, question=row["question"]
+    )
+
+
+def score(answer: str, problem: Problem) -> Scored:
+    """The option letter, or the option's value by math-verify (`scorers.math_equal`); a
+    free-form answer by math-verify against the target."""
+    options, target = problem.meta["options"], str(problem.target)
+    if options:
+        letters = option_letters(len(options))
+        letter = choice_letter(answer, letters, options)
+        value = options[ord(target) - ord("A")] if len(target) == 1 and target.isupper() else ""
+        if opens_with_letter(answer, letters):  # "C. 7" with 7 option D names no option
+            return Scored(letter or answer, float(letter == target))
+        right = letter == target or (bool(value) and math_equal(answer, value, problem.question))
+        return Scored(letter or answer, float(right))
+    return Scored(answer, float(math_equal(answer, target, problem.question)))
+
+
+TASK = PolicyTask(
+    name="mathvision_testmini",
+    dataset=DatasetRef(("MathLLMs/MathVision",), "testmini"),
+    fields={
+        "question": "question",
+        "options": "options",
+        "answer": "answer",
+        "subject": "subject",
+        "image": ("decoded_image", "image"),
+    },
+    problem=build_problem,
+    score=score,
+    aggregate=metrics.accuracy_by("subject"),
+    scoring="rule-based: boxed extraction and math-verify equivalence (as the paper reports it)",
+)

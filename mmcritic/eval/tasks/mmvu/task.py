@@ -1,0 +1,107 @@
+"""MMVU (validation): video, multiple choice (A-E) or open-ended; 32 frames as in the paper."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from mmcritic.eval import metrics
+from mmcritic.eval.answers import plain_words
+from mmcritic.eval.scorers import letter_score, numeric_match
+from mmcritic.eval.statements import offers_alternatives, settled_part
+from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
+from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
+
+HEADLINE = "accuracy"
+# a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730
+# years", "$3000", "50°C"
+_QUANTITY_TARGET = re.compile(
+    r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
+    r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
+)
+_ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{3,})\)")
+
+
+def build_problem(row: Row) -> Problem:
+    choices = row.get("choices") or {}
+    if isinstance(choices, str):
+        choices = json.loads(choices)
+    options = {key: str(value) for key, value in sorted(choices.items()) if value}
+    multiple_choice = row["question_type"] == "multiple-choice"
+    if multiple_choice:
+        listed = "\n".join(f"{key}: {value}" for key, value in options.items())
+        text = f"{row['question']}\n{listed}\n{MC_INSTRUCTION}"
+    else:
+        text = f"{row['question']}\n{SHORT_INSTRUCTION}"
+    meta = {
+        "question_type": row["question_type"],
+        "letters": list(options),
+        "options": list(options.values()),
+        "choices": dict(choices),
+    }
+    return Problem(
+        text, str(row["answer"]), videos=[row["video"]], meta=meta, question=row["question"]
+    )
+
+
+def score(answer: str, problem: Problem) -> Scored:
+    """The option letter (`scorers.letter_score`) over the row's own letters, or MMVU's
+    rule-based open-answer check (`_mmvu_open`)."""
+    if problem.meta["question_type"] == "multiple-choice":
+        letters, options = problem.meta["letters"], problem.meta["options"]
+        parsed, value = letter_score(answer, str(problem.target), letters, options)
+        return Scored(parsed, value)
+    return Scored(answer, float(_mmvu_open(answer, str(problem.target), problem.question)))
+
+
+def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
+    """MMVU's rule-based open-answer check (yale-nlp/MMVU; lmms-eval's
+    `evaluate_with_rule_based`): equal, either contained in the other, first numbers within
+    0.01, or every word of a 2-5 word target in the answer. Read as a careful grader does:
+    a number is the one the answer states (`numeric_match`, to 0.01: "Step 3: ... The algorithm
+    makes 4 comparisons." is 4, "a four-stroke engine" 4), containment is of whole words ("AND
+    gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
+    chloroplast or a mitochondrion") commits to none."""
+    if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
+        return numeric_match(answer, target, precision=2, question=question)
+    named = _ASIDE_IN_TARGET.match(target.strip())  # "Third molar (wisdom tooth)": either name
+    if named:
+        return any(_mmvu_open(answer, name, question) for name in named.groups())
+    settled = settled_part(answer)  # "At first glance ... cable-stayed, but ... suspension"
+    predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
+    if not predicted or offers_alternatives(answer):
+        return False
+    plural = rf"(?<!\w){re.escape(expected)}(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
+    spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
+    if any(re.search(plural, text) for text in (predicted, spelled_out)):
+        return True
+    if f" {predicted} " in f" {expected} ":
+        return True
+    words = {word for word in expected.split() if len(word) > 2}
+    return 2 <= len(expected.split()) <= 5 and bool(words) and words <= set(predicted.split())
+
+
+TASK = PolicyTask(
+    name="mmvu",
+    dataset=DatasetRef(
+        ("yale-nlp/MMVU", "lmms-lab/MMVU", "lmms-lab-encoder/MMVU"),
+        "validation",
+        local_hint="videos are read from --media-root mmvu=DIR (the dataset's videos/ folder)",
+    ),
+    fields={
+        "question": "question",
+        "choices": "choices",
+        "answer": "answer",
+        "question_type": "question_type",
+        "video": ("video_path", "video"),
+    },
+    problem=build_problem,
+    score=score,
+    aggregate=metrics.accuracy_by("question_type"),
+    scoring=(
+        "rule-based (option letter; MMVU's rule-based open-answer match); lmms-eval also asks "
+        "a GPT judge about open-ended answers the rules reject"
+    ),
+    judged_upstream=True,
+    max_frames=32,
+)
