@@ -57,11 +57,9 @@ _ANSWER_PHRASE = re.compile(
     r"|\b(?:die\s+)?(?:richtige\s+)?antwort\s+ist\s*:?\s*",
     re.IGNORECASE,
 )
-# the end of a finished statement (an unclosed think block that ends so is read as an answer)
-_ENDS_STATEMENT = re.compile(r"[.!?)\]}\"'。！？]$|^\S{1,12}$")
-_GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
+_GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
 # a value the answer sets aside after its own: "the answer is 2, not 3"
 # (starting inside a run of whitespace reads the same as at its start, and would cost time
 # quadratic in the run's length)
@@ -179,7 +177,6 @@ _DANGLING = re.compile(
 _EQUATION_AS_SUBJECT = re.compile(r"^\S+\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
 # (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
 _OF_THEM = re.compile(r"(?<![\w.])(?<!\d,)(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
-_MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
@@ -192,9 +189,8 @@ _ASKS_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNOREC
 _COUNTS_THINGS = re.compile(
     r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?)\s+\d+\s+[a-z]+s\b", re.IGNORECASE
 )
-_LATEX_FRACTION_ANY = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-_LATEX_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?")
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
 # and the time of day ("Nighttime" for "Night")
@@ -228,14 +224,13 @@ _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITI
 
 def final_answer(text: str) -> str:
     """The part of a response that states the answer: `stated_answer`, else all of the answer
-    text. An unclosed think block is then read as answer text rather than discarded: a policy
-    benchmark scores what was said, and lmms-eval's parsers ignore think tags altogether."""
+    text; nothing when a think block is opened and never closed (cut off while thinking)."""
     stated = stated_answer(text)
     if stated is not None:
         return stated
+    if _unclosed_think(text):
+        return ""  # still thinking when cut off
     region = answer_region(text)
-    if _unclosed_think(text) and not _ENDS_STATEMENT.search(region.rstrip()):
-        return ""  # still thinking when cut off: "<think> ... or cultural lag, which"
     # bold stays: in a free answer it marks the stated value (`answer_span`)
     return clean_latex(region, keep_bold=True)
 
@@ -379,15 +374,12 @@ def without_html(text: str) -> str:
 
 def plain_math(text: str) -> str:
     """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
-    `4\\pi` 4π, `60^\\circ` 60°, `\\frac{1}{2}` 1/2, so an answer in LaTeX names the option
-    "2√3" as one written in Unicode does."""
-    for _ in range(MAX_LATEX_DEPTH):  # one level of nested fractions and roots a pass
+    `4\\pi` 4π, so an answer in LaTeX names the option "2√3" as one written in Unicode does."""
+    for _ in range(MAX_LATEX_DEPTH):  # one level of nested roots a pass
         previous = text
-        text = _LATEX_FRACTION_ANY.sub(lambda m: f"{_bare(m.group(1))}/{_bare(m.group(2))}", text)
         text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
         if text == previous:
             break
-    text = _LATEX_DEGREE.sub("°", text)
     for command, symbol in _LATEX_SYMBOLS.items():
         text = text.replace(command, symbol)
     return text

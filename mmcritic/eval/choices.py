@@ -47,13 +47,11 @@ _LEADING_LETTER = re.compile(
 )
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
 _NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
-_EDGE_DASHES = re.compile(r"^[-—–\s]+(?!\d)|[-—–\s]+$")
 # an option listed with a tick after it, and one declared the correct one
 _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", re.MULTILINE)
 _DECLARED_OPTION = re.compile(
     r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
 )
-_OFFERED_LETTERS = re.compile(r"\(?[A-Z]\)?\s+or\s+\(?[A-Z]\)?\b")
 # two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
 _LETTER_ALTERNATIVES = re.compile(
     r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+\(?\b([A-Z])\b\)?"
@@ -114,7 +112,6 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", 
 _CJK_ORDINALS = dict(zip("一二三四五六七八", _ORDINALS, strict=True))
 _CJK_ORDINAL = re.compile(r"第([一二三四五六七八])")
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
-_NEITHER = re.compile(r"^(?:neither|none\s+of\s+(?:the|them|these))\b", re.IGNORECASE)
 # a conclusion that no option is right: "so neither is clearly better", "none of them fits"
 _NONE_FITS = re.compile(
     r"\b(?:neither|none\s+of\s+(?:them|these|the\s+\w+))\s+(?:(?:one|option|choice|answer|box|image)"
@@ -233,10 +230,7 @@ def _letters_marked(text: str, letters: Sequence[str]) -> str:
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
-    # a dash before a digit is a minus sign ("-1/2"), not a list marker
-    core = _EDGE_DASHES.sub("", core.strip(EDGE_PUNCTUATION + "\n\t—–")).strip(
-        EDGE_PUNCTUATION + "\n\t"
-    )
+    core = core.strip(EDGE_PUNCTUATION + "\n\t—–")
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
     declared = _declared(core, letters)
@@ -257,10 +251,8 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     several = _SEVERAL_LETTERS.fullmatch(core)
     if several and len(set(re.findall(r"[A-Z]", several.group().upper()))) > 1:
         return Choice(None, "several")
-    if _OFFERED_LETTERS.match(core) or _ends_offering_two(core, letters):
+    if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
-    if _NEITHER.match(core) and not _TURN_OR_CONCLUSION.search(core):
-        return Choice(None, "neither")
     leading = None if CORRECTION.search(core) else _LEADING_LETTER.match(core)
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     if letter.upper() in letters:

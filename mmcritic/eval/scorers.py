@@ -38,6 +38,7 @@ from mmcritic.eval.statements import (
     CORRECTION,
     LONG_ASIDE,
     OR_POSSIBLY,
+    YEAR,
     hedges_after,
     offers_alternatives,
     sentences,
@@ -55,7 +56,6 @@ _NONE_STATED = re.compile(
     r"(?:none|no)\b)",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 _LATEX_COMMAND = re.compile(r"\\(?P<name>d?frac|sqrt)\s*(?=\{)")
 # (inline math holds no other `\\(`: an opener never closed is then read up to the next one,
 # not to the end of the text from each opener in turn)
@@ -178,7 +178,7 @@ def relaxed_match(
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if offers_alternatives(span):
         return False  # "around 2019–2020", "between 30 and 35"
-    if _YEAR.fullmatch(target):
+    if YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
     predicted = _ratio(span) if not float(expected.value).is_integer() else None
     predicted = predicted or _quantity(span)
@@ -207,7 +207,7 @@ def _quantity(span: str) -> Number | None:
 
 
 def _is_year(value: float) -> bool:
-    return _YEAR.fullmatch(str(int(value))) is not None
+    return YEAR.fullmatch(str(int(value))) is not None
 
 
 def _stated_numbers(span: str) -> list[Number]:

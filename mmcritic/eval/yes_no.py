@@ -60,8 +60,8 @@ _SOURCE = re.compile(r"^\s*(?:according\s+to|based\s+on|in|from)\s+[^,?]{1,80},\
 _ASKS_ITSELF = re.compile(r"\b(?:whether|to\s+(?:determine|check|see|find\s+out)\s+if)\b")
 # words that change the claim they are added to: "the second tallest", "almost equal"
 _QUALIFIERS = frozenset(["second", "third", "fourth", "fifth", "least", "almost", "nearly"])
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|n't|without|none)\b|n't\b")
 # "yes and no", "yes or no": both, so neither
+_BOTH = "both"
 _BOTH_YES_NO = re.compile(r"^(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")
 # Chinese yes/no openings: 是(的)/对/正确 yes; 不是/不对/否/错/没有/不 no
 _CJK_YES_NO = re.compile(r"^(?:(?P<no>不是|不对|不正确|否|错|没有|不)|(?P<yes>是|对|正确|有))")
@@ -71,8 +71,6 @@ _LEADING_YES_NO = re.compile(
     rf"^(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:(?P<no>not\s+(?:correct|true|right)|"
     rf"{_NO_WORDS})|(?P<yes>{_YES_WORDS}))\b"
 )
-_TURNED_YES_NO = re.compile(r"\b(?:but|however)\b[^.;]*?,\s*(?:(?P<yes>yes)|(?P<no>no))\b")
-_STATED_YES_NO = re.compile(r"\banswer\s+(?:is|would\s+be|:)\s*:?\s*(?P<w>yes|no)\b")
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
 # "it could be either yes or no", "possibly yes, possibly no": both offered, neither chosen
 _YES_OR_NO = re.compile(
@@ -101,41 +99,54 @@ def yes_no(text: str, question: str = "") -> str | None:
     given the question: an answer that the two are the same to a "Is X larger than Y?"
     question is no, and one that restates the question's claim with all its words and numbers
     ("Angle ABC is 60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
-    unquoted = _QUOTED.sub(" ", fold(text))  # "The sign says 'No Parking'. Yes."
-    core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
-    corrected = after_last_correction(core)
-    if corrected is not None:  # "Yes. Wait, the angle looks closer to 60°. So no, it is not."
-        core = corrected.strip(EDGE_PUNCTUATION)
+    core = _answer_core(text)
     last_sentence = re.split(r"(?<=[.!?])\s+", core)[-1]
     if _ends_unable_to_tell(core, last_sentence) or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled
+    opening = _opening_reading(core)
+    if opening is not None:
+        return None if opening == _BOTH else opening
+    return _reading_anywhere(core, question)
+
+
+def _answer_core(text: str) -> str:
+    """The answer lower-cased in plain words, quotes taken out ("The sign says 'No Parking'.
+    Yes."), and after a self-correction only what follows it ("Yes. Wait, the angle looks
+    closer to 60°. So no, it is not.")."""
+    unquoted = _QUOTED.sub(" ", fold(text))
+    core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
+    corrected = after_last_correction(core)
+    return core if corrected is None else corrected.strip(EDGE_PUNCTUATION)
+
+
+def _opening_reading(core: str) -> str | None:
+    """What the answer's opening says: yes, no or unclear in any language read here, `_BOTH`
+    for an answer that says both ("Yes and no", "Yes. No. Yes. No."); None when it opens with
+    neither."""
     if _CJK_UNCLEAR.search(core):
         return "unclear"
-    foreign = _FOREIGN_YES_NO.match(core)
+    foreign = _FOREIGN_YES_NO.match(core) or _CJK_YES_NO.match(core)
     if foreign:
         return "yes" if foreign.group("yes") else "no"
-    cjk = _CJK_YES_NO.match(core)
-    if cjk:
-        return "yes" if cjk.group("yes") else "no"
     if _UNCLEAR.match(_APOLOGY.sub("", core)):
         return "unclear"
     bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}
     if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
-        return None  # "Yes and no", "Yes. No. Yes. No."
+        return _BOTH
     leading = _LEADING_YES_NO.match(core)
-    if leading:
-        turned = _TURNED_YES_NO.search(core, leading.end())
-        if turned:  # "Yes, in reality ..., but according to the chart, no"
-            return "yes" if turned.group("yes") else "no"
-        if leading.group("yes") and _NEGATED_CONCLUSION.search(core, leading.end()):
-            return "no"  # "Yes, in this chart Delhi is at the top, so Tokyo is not ..."
-        return "yes" if leading.group("yes") else "no"
-    stated = _STATED_YES_NO.search(core)
-    if stated:
-        return stated.group("w")
+    if leading is None:
+        return None
+    if leading.group("yes") and _NEGATED_CONCLUSION.search(core, leading.end()):
+        return "no"  # "Yes, in this chart Delhi is at the top, so Tokyo is not ..."
+    return "yes" if leading.group("yes") else "no"
+
+
+def _reading_anywhere(core: str, question: str) -> str | None:
+    """An answer that opens with neither yes nor no: a stated inability to tell, else the first
+    yes or no word anywhere, else what it says of the question's claim."""
     if CANNOT_TELL.search(core):
         return "unclear"
     anywhere = _ANY_YES_NO.search(core)
@@ -176,7 +187,7 @@ def _restates_claim(answer: str, question: str) -> bool:
     "equal to", aside) in the question's order ("Samsung shipped more than Apple" does not
     restate "Did Apple ship more than Samsung?", "Kilimanjaro is located in Tanzania" does not
     restate "Is Kilimanjaro located in Kenya?")."""
-    if not question or _NEGATION.search(answer):
+    if not question:
         return False
     claim = _SOURCE.sub("", question)  # "According to the chart, is ...?" asks "is ...?"
     asked = [w for w in _ordered_words(claim) if w.removesuffix("s") not in _FRAMING_WORDS]

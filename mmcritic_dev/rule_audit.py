@@ -1,0 +1,292 @@
+"""Which corpus lines each reading rule decides: every rule has to earn its place.
+
+A rule is a regular expression the reading layer compiles at module level. The audit scores the
+whole labelled scoring corpus (`scorer_agreement`) once with every rule watched, to learn which
+lines each rule matches on, then switches the rules off one at a time and scores again the lines
+it matched. A line a rule *decides* is one the scorers agree on with the rule and not without
+it; a rule that decides no line is dead weight (it never matches, or what it does another rule
+does as well) and goes. Lines that agree only without a rule are listed as its harm.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mmcritic_dev.scorer_agreement import corpus_agreement, read_corpus
+
+# the shared reading stages; every benchmark's own modules (`mmcritic.eval.tasks`) join them
+READING_MODULES = (
+    "mmcritic.reading.markup",
+    "mmcritic.rewards.parsing",
+    "mmcritic.rewards.answers",
+    "mmcritic.eval.answers",
+    "mmcritic.eval.choices",
+    "mmcritic.eval.statements",
+    "mmcritic.eval.text_answers",
+    "mmcritic.eval.yes_no",
+    "mmcritic.eval.scorers",
+)
+TASK_PACKAGE = "mmcritic.eval.tasks"
+LineKey = tuple[str, int]  # (corpus, line number from 1)
+
+
+@dataclass(frozen=True)
+class Rule:
+    module: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+@dataclass
+class RuleReport:
+    rule: Rule
+    matched: set[LineKey] = field(default_factory=set)
+    decides: list[LineKey] = field(default_factory=list)
+    harms: list[LineKey] = field(default_factory=list)
+    # the same regex compiled under other names: one fact stated twice
+    aliases: list[Rule] = field(default_factory=list)
+    # held inside a tuple, a dict or a default argument, where no audit can switch it by name
+    unswitchable: bool = False
+
+
+def audited_modules() -> list[ModuleType]:
+    """The shared reading modules and every module of the benchmark task package."""
+    names = list(READING_MODULES)
+    package = importlib.import_module(TASK_PACKAGE)
+    if hasattr(package, "__path__"):
+        found = pkgutil.walk_packages(package.__path__, f"{TASK_PACKAGE}.")
+        names += [TASK_PACKAGE, *sorted(info.name for info in found)]
+    return [importlib.import_module(name) for name in names]
+
+
+def reading_rules(modules: list[ModuleType]) -> list[Rule]:
+    """Each compiled pattern a module assigns at its top level (not the ones it imports)."""
+    rules = []
+    for module in modules:
+        for name in _assigned_names(module):
+            if isinstance(getattr(module, name, None), re.Pattern):
+                rules.append(Rule(module.__name__, name))
+    return rules
+
+
+def _assigned_names(module: ModuleType) -> list[str]:
+    tree = ast.parse(inspect.getsource(module))
+    names = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return names
+
+
+class _Watched:
+    """A pattern that reports each call that found something; otherwise the pattern itself."""
+
+    def __init__(self, pattern: re.Pattern[str], on_hit: Callable[[], None]):
+        self._pattern = pattern
+        self._on_hit = on_hit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pattern, name)
+
+    def _seen(self, result: Any, found: bool) -> Any:
+        if found:
+            self._on_hit()
+        return result
+
+    def search(self, *args: Any) -> Any:
+        result = self._pattern.search(*args)
+        return self._seen(result, result is not None)
+
+    def match(self, *args: Any) -> Any:
+        result = self._pattern.match(*args)
+        return self._seen(result, result is not None)
+
+    def fullmatch(self, *args: Any) -> Any:
+        result = self._pattern.fullmatch(*args)
+        return self._seen(result, result is not None)
+
+    def findall(self, *args: Any) -> Any:
+        result = self._pattern.findall(*args)
+        return self._seen(result, bool(result))
+
+    def finditer(self, *args: Any) -> Iterator[re.Match[str]]:
+        for match in self._pattern.finditer(*args):
+            self._on_hit()
+            yield match
+
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        return self.subn(*args, **kwargs)[0]
+
+    def subn(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._pattern.subn(*args, **kwargs)
+        return self._seen(result, result[1] > 0)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._pattern.split(*args, **kwargs)
+        return self._seen(result, len(result) > 1)
+
+
+class _Off:
+    """A pattern switched off: it matches nothing anywhere."""
+
+    def __init__(self, pattern: re.Pattern[str]):
+        self._pattern = pattern
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pattern, name)
+
+    def search(self, *args: Any) -> None:
+        return None
+
+    match = fullmatch = search
+
+    def findall(self, *args: Any) -> list[Any]:
+        return []
+
+    def finditer(self, *args: Any) -> Iterator[re.Match[str]]:
+        return iter(())
+
+    def sub(self, repl: Any, string: str, *args: Any, **kwargs: Any) -> str:
+        return string
+
+    def subn(self, repl: Any, string: str, *args: Any, **kwargs: Any) -> tuple[str, int]:
+        return string, 0
+
+    def split(self, string: str, *args: Any, **kwargs: Any) -> list[str]:
+        return [string]
+
+
+@contextmanager
+def _replaced(modules: list[ModuleType], held: Any, stand_in: Any) -> Iterator[None]:
+    """`held` (a pattern, a function) replaced by `stand_in` wherever a module holds it by
+    name."""
+    holders = [
+        (module, name)
+        for module in modules
+        for name, value in vars(module).items()
+        if value is held
+    ]
+    for module, name in holders:
+        setattr(module, name, stand_in)
+    try:
+        yield
+    finally:
+        for module, name in holders:
+            setattr(module, name, held)
+
+
+def _pattern(rule: Rule) -> re.Pattern[str]:
+    return getattr(importlib.import_module(rule.module), rule.name)
+
+
+def _held_elsewhere(pattern: re.Pattern[str], modules: list[ModuleType]) -> bool:
+    """Whether anything but a module's own names holds the pattern (a tuple of patterns, a
+    function's default argument, a dict): there the audit could not switch it off."""
+    # module namespaces hold rules by name; `re` keeps its compiled patterns in a cache
+    by_name = {id(vars(module)) for module in modules}
+    by_name |= {id(value) for name, value in vars(re).items() if name.startswith("_cache")}
+    return any(
+        isinstance(holder, tuple | list | set | dict) and id(holder) not in by_name
+        for holder in gc.get_referrers(pattern)
+    )
+
+
+@cache
+def corpora(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    return {path.stem: read_corpus(path) for path in sorted(folder.glob("*.jsonl"))}
+
+
+def _agrees(corpus: str, line: dict[str, Any]) -> bool:
+    """Whether the scorer agrees with the line's label; a reader that stops without a rule
+    (one it counts on to match) does not agree."""
+    try:
+        return corpus_agreement(corpus, [line]).agreed == 1
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return False
+
+
+def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> list[RuleReport]:
+    """Each rule's report over the corpora in `folder`."""
+    modules = audited_modules()
+    # `re` hands out one compiled object for one regex: names holding the same object are one
+    # rule, whose other names are its aliases
+    named: dict[int, list[Rule]] = {}
+    for rule in reading_rules(modules):
+        named.setdefault(id(_pattern(rule)), []).append(rule)
+    rules = [first for first, *_ in named.values()]
+    reports = {
+        first: RuleReport(
+            first,
+            aliases=others,
+            unswitchable=_held_elsewhere(_pattern(first), modules),
+        )
+        for first, *others in named.values()
+    }
+    patterns = {rule: _pattern(rule) for rule in rules}
+    lines = corpora(folder)
+    baseline = _watched_pass(modules, patterns, reports, lines, progress)
+    _switch_off_each(modules, patterns, reports, lines, baseline, progress)
+    return [reports[rule] for rule in rules]
+
+
+def _switch_off_each(
+    modules: list[ModuleType],
+    patterns: dict[Rule, re.Pattern[str]],
+    reports: dict[Rule, RuleReport],
+    lines: dict[str, list[dict[str, Any]]],
+    baseline: dict[LineKey, bool],
+    progress: Callable[[str], None],
+) -> None:
+    """Each rule off in turn, the lines it matched scored again."""
+    for index, rule in enumerate(patterns, start=1):
+        report = reports[rule]
+        progress(f"rule {index}/{len(patterns)} {rule}: {len(report.matched)} lines matched")
+        with _replaced(modules, patterns[rule], _Off(patterns[rule])):
+            for key in sorted(report.matched):
+                corpus, number = key
+                now = _agrees(corpus, lines[corpus][number - 1])
+                if baseline[key] and not now:
+                    report.decides.append(key)
+                elif now and not baseline[key]:
+                    report.harms.append(key)
+
+
+def _watched_pass(
+    modules: list[ModuleType],
+    patterns: dict[Rule, re.Pattern[str]],
+    reports: dict[Rule, RuleReport],
+    lines: dict[str, list[dict[str, Any]]],
+    progress: Callable[[str], None],
+) -> dict[LineKey, bool]:
+    """Scores every line with every rule watched; returns whether each line agrees."""
+    current: list[LineKey] = [("", 0)]
+    stand_ins = {
+        rule: _Watched(pattern, lambda rule=rule: reports[rule].matched.add(current[0]))
+        for rule, pattern in patterns.items()
+    }
+    agreed = {}
+    with ExitStack() as stack:
+        for rule, pattern in patterns.items():
+            stack.enter_context(_replaced(modules, pattern, stand_ins[rule]))
+        for corpus, corpus_lines in lines.items():
+            progress(f"watching {corpus}: {len(corpus_lines)} lines")
+            for number, line in enumerate(corpus_lines, start=1):
+                current[0] = (corpus, number)
+                agreed[current[0]] = _agrees(corpus, line)
+    return agreed
