@@ -7,6 +7,8 @@ import importlib
 import json
 from pathlib import Path
 
+import pytest
+
 from mmcritic_dev import rule_audit
 
 REWARD_LINES = [
@@ -47,3 +49,32 @@ def test_each_regex_of_the_reading_layer_has_one_name():
         pattern = getattr(importlib.import_module(rule.module), rule.name)
         named.setdefault(id(pattern), []).append(str(rule))
     assert [names for names in named.values() if len(names) > 1] == []
+
+
+# Rules no line of the scoring corpus can decide, and why they stay
+EXEMPT = {
+    "mmcritic.rewards.parsing.VERDICT_MARKER": "a data guard: text shown to a critic must not "
+    "carry a verdict marker (tests/test_guards_unicode.py)",
+    "mmcritic.rewards.answers._SCORE": "pointwise scores, which no corpus holds",
+    "mmcritic.rewards.answers._BOX": "the answer a critic is shown (as_judged), not a score",
+    "mmcritic.eval.answers._SPACE_RUN": "bounds reading time on long whitespace "
+    "(tests/test_bounded_reading.py)",
+    "mmcritic.eval.answers._FIRST_SPACE": "bounds reading time on long answers",
+    "mmcritic.eval.scorers._UNVERIFIABLE": "keeps numbers math-verify cannot read in bounded "
+    "time from it (tests/test_bounded_reading.py)",
+    "mmcritic.eval.tasks.mmmu_val.task.IMAGE_TOKEN": "builds MMMU's prompt and image list",
+    "mmcritic.eval.tasks.vl_rewardbench.verdicts._JUDGMENT_OPENER": "VL-RewardBench's official "
+    "verdict rule as published (tests/test_protocols.py)",
+    "mmcritic.eval.tasks.vl_rewardbench.verdicts._ANSWER_BETTER": "VL-RewardBench's official "
+    "verdict rule as published (tests/test_protocols.py)",
+}
+CORPUS = Path(__file__).parent / "fixtures" / "scoring"
+
+
+@pytest.mark.slow
+def test_every_reading_rule_decides_a_line_of_the_scoring_corpus():
+    """About five minutes: the whole corpus once watched, then each rule's lines again."""
+    reports = rule_audit.audit(CORPUS)
+    idle = sorted(str(r.rule) for r in reports if not r.decides and str(r.rule) not in EXEMPT)
+    assert idle == [], "rules that decide no corpus line: remove them or add the lines they decide"
+    assert set(EXEMPT) <= {str(r.rule) for r in reports}, "an exempt rule is gone: drop it here"

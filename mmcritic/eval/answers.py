@@ -66,8 +66,6 @@ _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
 _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
-# the answer tag of R1-style models prompted "<think>...</think><answer>...</answer>"
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 # HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
 _HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
 _HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
@@ -122,7 +120,6 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
-_SENTENCE = re.compile(r"\.\s+(?=[A-Z])|\n")
 # the answers read are English; Chinese numerals are read only as counts (`_CJK_COUNT`)
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
@@ -183,8 +180,6 @@ _HOW_MANY = re.compile(
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
-# a question that asks to count: "How many ...", "the number of ...", "count the ..."
-_ASKS_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
 # a clause that counts things: "There are 4 bars", "the chart has 12 rows"
 _COUNTS_THINGS = re.compile(
     r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?)\s+\d+\s+[a-z]+s\b", re.IGNORECASE
@@ -257,9 +252,6 @@ def stated_answer(text: str) -> str | None:
         return clean_latex(glm_boxes[-1])
     if boxes:
         return clean_latex(boxes[-1])
-    tagged = _ANSWER_TAG.findall(region)
-    if tagged:
-        return clean_latex(tagged[-1])
     stated = json_answer(region)
     if stated is not None:
         return clean_latex(stated)
@@ -442,10 +434,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     counted = stated_count(text, question)
     if counted is not None:
         return counted
-    counts_asked = _ASKS_COUNT.search(question or "") is not None
-    clause = stating_clause(
-        text, question, holds_digit, lambda clause: _value_strength(clause, counts_asked)
-    )
+    clause = stating_clause(text, question, holds_digit, _value_strength)
     if clause is None:
         return text.strip()
     clause = number_word(clause)
@@ -493,12 +482,12 @@ def _verb_then_value(sentence: str) -> bool:
     return verb is not None and _MATH_VALUE.search(sentence[verb.end() :]) is not None
 
 
-def _value_strength(clause: str, counts_asked: bool = True) -> int:
+def _value_strength(clause: str) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb
     ("16.2 million in 2020"); 0: a value only before the verb ("The largest bar, 41.2, is not
-    included"), or a count of things the question does not ask to count ("There are 4 bars in
-    the chart, and the value asked for is 5" answers "What is the value of ...?" with 5)."""
-    if not counts_asked and _COUNTS_THINGS.search(clause):
+    included"), or a count of things ("There are 4 bars in the chart, and the value asked for is
+    5" states 5; a "how many" question has its count read before, by `stated_count`)."""
+    if _COUNTS_THINGS.search(clause):
         return 0
     verb = _COPULA.search(clause)
     if verb is None:
@@ -532,17 +521,6 @@ def stated_count(text: str, question: str | None) -> str | None:
     count_text = total.group(1) if total else found[-1].group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if offers_alternatives(numbered[-1]) else count_text
-
-
-def key_tails(text: str) -> list[str]:
-    """MMMU's `get_key_subresponses` per sentence (`shortest_key_tail`). Sentences are split
-    before lower-casing, so the split MMMU intends (`. ` before a capital) takes effect."""
-    tails = []
-    for sentence in _SENTENCE.split(text.strip()):
-        tail = shortest_key_tail(sentence.strip().strip(".").lower())
-        if tail is not None:
-            tails.append(tail)
-    return tails
 
 
 def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:

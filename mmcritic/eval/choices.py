@@ -81,9 +81,9 @@ _ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*", re.IGNORE
 # what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
 REJECTED_BEFORE = re.compile(
     r"(?:\bnot|\brather than|\binstead of|\bnor|\bdistinct from|\bunlike|\bas opposed to|"
-    r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?(?:(?:option|choice)\s+)?\(?$"
+    r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?(?:(?:option|choice)\s+)?\(?$",
+    re.IGNORECASE,
 )
-_REJECTED_BEFORE_ANY_CASE = re.compile(REJECTED_BEFORE.pattern, re.IGNORECASE)
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
 # runs as `answers.readable` shortens them)
 _REJECTION_REACH = 200
@@ -602,7 +602,7 @@ def rejected_before(text: str, at: int) -> bool:
     Renaissance"): `REJECTED_BEFORE`, case aside, at the end of the text before it. Only the
     last `_REJECTION_REACH` characters before it are searched, so an answer that names an
     option thousands of times is read in linear time, not from its start for each mention."""
-    return _REJECTED_BEFORE_ANY_CASE.search(text, max(0, at - _REJECTION_REACH), at) is not None
+    return REJECTED_BEFORE.search(text, max(0, at - _REJECTION_REACH), at) is not None
 
 
 def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:

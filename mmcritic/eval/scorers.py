@@ -57,9 +57,6 @@ _NONE_STATED = re.compile(
     re.IGNORECASE,
 )
 _LATEX_COMMAND = re.compile(r"\\(?P<name>d?frac|sqrt)\s*(?=\{)")
-# (inline math holds no other `\\(`: an opener never closed is then read up to the next one,
-# not to the end of the text from each opener in turn)
-_INLINE_MATH = re.compile(r"\\\(\s*((?:(?!\\\().)*?)\s*\\\)|\$([^$]+)\$", re.DOTALL)
 _ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
 _UNIT = re.compile(
@@ -115,8 +112,6 @@ _TWO_READINGS = re.compile(
 # bare values on lines of their own and nothing else
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 _CLAUSE_END = re.compile(r"[.;!?\n]")
-_EQUATION = re.compile(r"[A-Za-z]\w*\s*=[^=]+$")
-_FORMULA = re.compile(r"π|√|\\(?:pi|sqrt|frac)|\d\s*[a-z]\b|\^")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -392,7 +387,7 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
         return False  # "So angle 1 is 65° or 115°."
     gold_text = str(target)
     golds = dict.fromkeys([gold_text, _math_form(gold_text)])  # "60 cm^3" is also 60
-    for candidate in _math_candidates(prediction, span, gold_text):
+    for candidate in _math_candidates(prediction, span):
         for gold in golds:
             if not gold:
                 continue
@@ -415,20 +410,18 @@ def _math_form(text: str) -> str:
     return _POINT_NAME.sub("", latex)
 
 
-def _math_candidates(prediction: str, span: str, gold: str = "") -> list[str]:
-    """The answer, the span stating it, its last inline formula, its last fraction or root,
+def _math_candidates(prediction: str, span: str) -> list[str]:
+    """The answer, the span stating it, its last fraction or root,
     and the one number the span, else the answer, states when it states only one ("31
     matchsticks", "Five squares need colouring.")."""
-    formulas = [a or b for a, b in _INLINE_MATH.findall(prediction)]
     expressions = _latex_expressions(prediction)
     numbers = set(extract_numbers(number_word(span)))  # "31 matchsticks"
     if len(numbers) != 1:
         numbers = set(extract_numbers(number_word(prediction)))
     only = [f"{numbers.pop():g}"] if len(numbers) == 1 else []
     if stated_answer(prediction) is not None:
-        formulas, expressions = [], []  # a boxed answer is the answer, not a piece of it
-    equation = [_last_equation(prediction)] if "=" in gold else []  # "y = (x − 1)² − 4"
-    spans = [prediction, span, *formulas[-1:], *expressions[-1:], *only, *equation]
+        expressions = []  # a boxed answer is the answer, not a piece of it
+    spans = [prediction, span, *expressions[-1:], *only]
     candidates = []
     for span in spans:
         for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", span).split("≈"):
@@ -469,14 +462,6 @@ def _closing_braces(text: str) -> dict[int, int]:
         elif char == "}" and opened:
             closing[opened.pop()] = index + 1
     return closing
-
-
-def _last_equation(text: str) -> str:
-    """The last equation a response states, from its left side ("Therefore the expression is
-    y = (x − 1)² − 4" is `y = (x − 1)² − 4`)."""
-    lines = [line for line in text.strip().splitlines() if "=" in line]
-    found = _EQUATION.search(lines[-1]) if lines else None
-    return found.group().strip().rstrip(".") if found else ""
 
 
 def _as_latex(text: str) -> str:
@@ -587,17 +572,7 @@ def letter_score(
         if span != prediction:
             parsed = choice_letter(span, letters, options)
         parsed = parsed or _option_by_value(span, letters, options)
-        parsed = parsed or _option_by_formula(span, letters, options)
     return parsed, float(parsed is not None and parsed == target.strip().strip("()").upper())
-
-
-def _option_by_formula(span: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The one option whose formula the answer states (`4\\pi-8` for "4π-8"); None unless
-    exactly one option is mathematically equal to it."""
-    if not span.strip() or not any(_FORMULA.search(str(option)) for option in options):
-        return None
-    equal = [x for x, option in zip(letters, options, strict=False) if math_equal(span, option)]
-    return equal[0] if len(equal) == 1 else None
 
 
 def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) -> str | None:

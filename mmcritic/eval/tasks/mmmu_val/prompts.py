@@ -9,8 +9,7 @@ from typing import Any
 from mmcritic.eval.protocols import lmms_eval, official
 from mmcritic.eval.protocols.prompt import Prompt, media_first
 from mmcritic.eval.tasks import Problem, Row
-
-_IMAGE_TOKEN = re.compile(r"<image \d+>")
+from mmcritic.eval.tasks.mmmu_val.task import IMAGE_TOKEN
 
 
 def lmms_eval_prompt(row: Row, problem: Problem) -> Prompt:
@@ -37,7 +36,7 @@ def lmms_eval_prompt(row: Row, problem: Problem) -> Prompt:
 
 def _referred_images(row: Row, text: str) -> tuple[Any, ...]:
     """`mmmu_doc_to_visual`: the row's images the text refers to (`<image N>`), by name."""
-    names = sorted({token.strip("<>").replace(" ", "_") for token in _IMAGE_TOKEN.findall(text)})
+    names = sorted({f"image_{number}" for number in IMAGE_TOKEN.findall(text)})
     return tuple(row[name] for name in names)
 
 

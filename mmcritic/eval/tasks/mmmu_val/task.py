@@ -16,7 +16,8 @@ from mmcritic.eval.tasks.common import (
 )
 
 HEADLINE = "accuracy"
-_IMAGE_TOKEN = re.compile(r"<image (\d+)>")
+# the images a question or its options refer to: "<image 2>"
+IMAGE_TOKEN = re.compile(r"<image (\d+)>")
 
 
 def build_problem(row: Row) -> Problem:
@@ -31,7 +32,7 @@ def build_problem(row: Row) -> Problem:
         text = f"{question}\n{lettered(options)}\n\n{MC_INSTRUCTION}"
     else:
         text = f"{question}\n\n{SHORT_INSTRUCTION}"
-    referenced = sorted({int(n) for n in _IMAGE_TOKEN.findall(f"{question} {options}")})
+    referenced = sorted({int(n) for n in IMAGE_TOKEN.findall(f"{question} {options}")})
     images = [row.get(f"image_{n}") for n in referenced or range(1, 8)]
     subject = re.sub(r"^[^_]+_(.+)_\d+$", r"\1", str(row["id"]))
     return Problem(
