@@ -280,7 +280,7 @@ def settled_part(text: str, keep_asides: bool = False) -> str:
 
 
 def states_reading(text: str) -> bool:
-    """Whether a text names a reading of its own: a quoted string, a word in capitals, a
+    """Whether a text names a reading of its own: a word in capitals, a
     capitalised word after its first, or a number ("so the word is WARDEN", "the one in the
     front is Coca-Cola"), rather than only commenting ("but it is faded")."""
     words = text.split()
@@ -359,7 +359,7 @@ def without_final_period(text: str) -> str:
 
 def offers_two_readings(text: str) -> bool:
     """Whether a text answer offers two readings ("either "Project Greenleaf" or "Project
-    Greenfield"", "X, or possibly Y", '"Rathbun" or "Rathburn"'); unlike `offers_alternatives`,
+    Greenfield"", '"Rathbun" or "Rathburn"'); unlike `offers_alternatives`,
     a range or two numbers are not two readings, since a document's answer may be one
     ("1985-1990")."""
     return any(pattern.search(text) for pattern in (_EITHER_OR, _QUOTED_OR))

@@ -47,7 +47,7 @@ _LATER_COPULA = re.compile(
 )
 # a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
-# "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin", the end for "end"
+# "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
 _SENTENCE_VERB = re.compile(
@@ -266,13 +266,11 @@ def _after_colon_restating(sentence: str, question: str) -> str | None:
 
 
 def _in_range(clause: str, question: str) -> str | None:
-    """The end of a range ("from X to Y") the question asks for: its start or its end."""
+    """The start of a range ("from X to Y") for a question that asks when it begins."""
     found = _RANGE.search(clause)
     if found is None:
         return None
-    if _ASKS_START.search(question):
-        return found.group("start")
-    return None
+    return found.group("start") if _ASKS_START.search(question) else None
 
 
 def _is_name_part(line: str) -> bool:

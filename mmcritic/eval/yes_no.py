@@ -91,7 +91,7 @@ def yes_no(text: str, question: str = "") -> str | None:
     After a self-correction ("Yes. Wait, ... So no") only what follows it counts. The opening
     word decides ("Nope", "Not really", "Correct.", "That's incorrect", "No, it is not ...
     yes") unless the answer turns it round ("Yes, in reality ..., but in the chart, no"); then
-    a stated "the answer is yes/no"; then a stated inability to tell (`unclear`); then the
+    a stated inability to tell (`unclear`); then the
     first yes or no word anywhere ("It is not the most populous", "it never exceeds it" are
     no; "Sí", "Oui", "Nein", "はい" and "아니요" open an answer as yes and no do). An answer that
     alternates standalone yes and no says neither; one that ends offering both ("so it could
@@ -182,10 +182,10 @@ def _settled_reading(core: str, question: str) -> str | None:
 
 
 def _restates_claim(answer: str, question: str) -> bool:
-    """Whether an answer asserts the claim a yes/no question asks about: no negation, and every
-    content word of the question (its framing, "in the figure", and its comparison words,
-    "equal to", aside) in the question's order ("Samsung shipped more than Apple" does not
-    restate "Did Apple ship more than Samsung?", "Kilimanjaro is located in Tanzania" does not
+    """Whether an answer asserts the claim a yes/no question asks about: every content word of
+    the question (its framing, "in the figure", and its comparison words, "equal to", aside)
+    in the question's order ("Samsung shipped more than Apple" does not restate "Did Apple ship
+    more than Samsung?", "Kilimanjaro is located in Tanzania" does not
     restate "Is Kilimanjaro located in Kenya?")."""
     if not question:
         return False
