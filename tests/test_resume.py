@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 from transformers import TrainerCallback
 
 from mmcritic.models.checkpoints import CheckpointMismatchError, read_state_dict
-from mmcritic.train.resume import EXTRA_STATE_FILE, trim_rollout_log
+from mmcritic.train.resume import EXTRA_STATE_FILE, EXTRA_TENSORS_FILE, trim_rollout_log
 from mmcritic.train.run import train
 from tests.test_train import format_warm_start, tiny_recipe
 
@@ -332,3 +332,28 @@ def test_resume_with_both_orders_keeps_each_pair_and_its_copy_together(
     lines = rollout_lines(stopped)
     assert lines == rollout_lines(straight)
     assert any(key.endswith("#swapped") for line in lines for key in line["ids"])
+
+
+def test_resume_with_poise_restores_the_probe_its_optimiser_and_buffer(
+    warm_model, resume_data, tmp_path
+):
+    """The probe is trained state: a resumed run that rebuilt it afresh would predict other
+    baselines, train other advantages and log other probe errors from the first step on."""
+    poise = (*GRPO, "grpo.baseline=poise", "grpo.scale_rewards=batch", "grpo.num_generations=2")
+    straight, stopped = resume_case(warm_model, resume_data, tmp_path, poise, crash_at=6)
+    assert_same_run(straight, stopped)
+    assert rollout_lines(stopped) == rollout_lines(straight)
+    logged = [logs["poise/value_mse"] for logs in step_logs(straight).values()]
+    assert len(logged) == STEPS
+    probes = [
+        torch.load(run / f"checkpoint-{step}" / EXTRA_TENSORS_FILE, weights_only=True)["poise"]
+        for run, step in ((straight, 2), (straight, 8), (stopped, 8))
+    ]
+    early, straight_probe, resumed_probe = (state["probe"] for state in probes)
+    assert any(not torch.equal(early[name], straight_probe[name]) for name in early)
+    for name, tensor in straight_probe.items():
+        assert torch.equal(tensor, resumed_probe[name]), name
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(probes[1]["buffer_rewards"], probes[2]["buffer_rewards"], strict=True)
+    )

@@ -134,6 +134,19 @@ class RewardSettings:
 
 
 @dataclass
+class PoiseSettings:
+    """The POISE probe (`mmcritic.train.poise`): its size and how it is trained online."""
+
+    # width of the probe's one hidden layer (its input: twice the model's width plus 4)
+    hidden_size: int = 256
+    learning_rate: float = 1e-3
+    # full-batch Adam steps on the squared error after each rollout batch
+    updates: int = 4
+    # the rollout batches it trains on: the current one and the ones just before it
+    buffer_batches: int = 4
+
+
+@dataclass
 class GRPOSettings:
     # R1: n = 8 rollouts per prompt, temperature 1.0, top_p 0.99, responses up to 2,048 tokens.
     num_generations: int = 8
@@ -158,6 +171,14 @@ class GRPOSettings:
     top_entropy_quantile: float = 1.0
     num_iterations: int = 1
     scale_rewards: Literal["group", "batch", "none"] = "group"
+    # What each rollout's reward is compared with: "group", GRPO's mean over the prompt's
+    # rollouts; "poise", a probe's prediction of the prompt's expected reward from the policy's
+    # own hidden states and token entropies over the prompt's other rollouts (POISE,
+    # `mmcritic.train.poise`). POISE gives every rollout an advantage, also where a prompt's
+    # rollouts all score alike, and works from two rollouts a prompt; it takes scale_rewards
+    # batch or none.
+    baseline: Literal["group", "poise"] = "group"
+    poise: PoiseSettings = field(default_factory=PoiseSettings)
     # Rollout steps per generation: R1 makes 2 optimizer steps per rollout batch.
     steps_per_generation: int | None = None
     # Drop prompt groups whose rewards are all equal (no learning signal) and refill the batch.
@@ -302,6 +323,7 @@ class Recipe:
                 "grpo.pair_baseline and grpo.dynamic_sampling cannot be combined: dynamic "
                 "sampling keeps or drops each order's group alone and would split pairs"
             )
+        found += self._baseline_problems()
         rollout_rows = self.optim.per_device_train_batch_size * (
             self.grpo.steps_per_generation or self.optim.gradient_accumulation_steps
         )
@@ -323,6 +345,25 @@ class Recipe:
             found.append("grpo.use_vllm needs a GPU; set device: cuda or grpo.use_vllm: false")
         found += self._importance_sampling_problems()
         return found + self._resume_problems()
+
+    def _baseline_problems(self) -> list[str]:
+        """POISE replaces the group baseline: settings that shape or filter groups by their
+        spread do not combine with it."""
+        if self.grpo.baseline != "poise":
+            return []
+        found = []
+        if self.grpo.scale_rewards == "group":
+            found.append(
+                "grpo.baseline: poise needs grpo.scale_rewards: batch or none (a group's spread "
+                "over a few rollouts is often 0, and POISE gives those groups an advantage)"
+            )
+        for name in ("pair_baseline", "dynamic_sampling"):
+            if getattr(self.grpo, name):
+                found.append(
+                    f"grpo.baseline: poise and grpo.{name} cannot be combined: POISE gives "
+                    "every rollout its baseline from the probe, not from its group's rewards"
+                )
+        return found
 
     def missing(self) -> list[str]:
         """Required fields left empty: named even when other values are rejected, since they do
@@ -482,6 +523,10 @@ FIELD_RANGES: dict[str, Bound] = {
     "grpo.num_iterations": _COUNT,
     "grpo.steps_per_generation": Bound(1, note="null: optim.gradient_accumulation_steps"),
     "grpo.dynamic_sampling_max_rounds": _COUNT,
+    "grpo.poise.hidden_size": _COUNT,
+    "grpo.poise.learning_rate": Bound(0, low_open=True),
+    "grpo.poise.updates": _COUNT,
+    "grpo.poise.buffer_batches": _COUNT,
     "grpo.stall_steps": _COUNT,
     "grpo.generation_batch_size": Bound(1, note="null: the whole rollout batch"),
     "grpo.vllm_gpu_memory_utilization": Bound(0, 1, low_open=True),

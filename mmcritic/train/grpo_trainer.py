@@ -12,7 +12,10 @@ What TRL lacks and this adds, each behind the smallest override that does it:
 - exact resume (`mmcritic.train.resume`): strict weight loading, and a data order that depends
   only on the seed, the epoch and how far the refills have read (`_get_train_sampler`);
 - videos: batches that hold one are encoded here with all their media, and the media follow
-  each row into every forward pass (`mmcritic.train.media_rollout`).
+  each row into every forward pass (`mmcritic.train.media_rollout`);
+- the POISE baseline (`grpo.baseline: poise`, `mmcritic.train.poise`): a probe on the policy's
+  hidden states over each rollout batch, read in one more no-grad pass (`_poise_advantages`);
+- the generated tokens, counted over the run (`tokens/generated`), for budgets by compute.
 The overridden private methods are covered by tests and TRL is pinned to the 1.16 series.
 """
 
@@ -31,6 +34,7 @@ import torch
 from accelerate import skip_first_batches
 from transformers import TrainerCallback
 from trl import GRPOTrainer
+from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import (
     split_pixel_values_by_grid,
     split_tensor_dict,
@@ -45,6 +49,7 @@ from mmcritic.train.balanced_sampling import (
     PairedSampler,
     PositionBalancedSampler,
 )
+from mmcritic.train.config import PoiseSettings
 from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
 from mmcritic.train.media_rollout import (
     RowMedia,
@@ -56,8 +61,10 @@ from mmcritic.train.media_rollout import (
 )
 from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.pair_baseline import informative_pairs, pair_advantages
+from mmcritic.train.poise import PoiseBaseline, rollout_features
 from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
+from mmcritic.train.rollout_states import RolloutStates
 from mmcritic.train.shared_prefix import SharedPrefixMixin
 from mmcritic.train.shared_rollout import group_sizes, shared_prefill, unique_image_processing
 from mmcritic.train.vllm_inputs import MediaPromptLLM, MediaTokens, SameSizeServerImages
@@ -70,6 +77,19 @@ warnings.filterwarnings(
 )
 
 ROLLOUT_LOG = "rollouts.jsonl"
+# what TRL's rollout holds besides the ids that a forward over it takes (`_compute_loss`)
+FORWARD_INPUTS = (
+    "pixel_values",
+    "image_grid_thw",
+    "num_images",
+    "pixel_attention_mask",
+    "spatial_shapes",
+    "num_tiles",
+    "image_sizes",
+    "token_type_ids",
+    "mm_token_type_ids",
+    "image_position_ids",
+)
 MEDIA_COLUMNS = ("images", "videos")
 # Refill rounds read the data in an order of their own, seeded apart from the main loop's.
 REFILL_SEED_OFFSET = 1
@@ -91,6 +111,7 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         balance_positions: bool = False,
         both_orders: bool = False,
         pair_baseline: bool = False,
+        poise: PoiseSettings | None = None,
         stall_steps: int = 10,
         shared_prefix: bool = False,
         **kwargs: Any,
@@ -114,6 +135,11 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         self._pending_media: tuple[list, list] | None = None
         self._media_rows: list[RowMedia] | None = None
         self._send_media_to_vllm()
+        self._generated_tokens = 0
+        self.poise = None
+        if poise is not None:
+            width = self.accelerator.unwrap_model(self.model).config.get_text_config().hidden_size
+            self.poise = PoiseBaseline(width, poise, self.args.seed, self.accelerator.device)
 
     # -- vision-token guard ---------------------------------------------------------------
     def _generate(self, prompts: list):
@@ -219,20 +245,35 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
             self._prompt_groups = None
         rollout["prompt_group"] = groups.to(rollout["prompt_ids"].device)
         if self.model.training:
+            self._count_generated(rollout["completion_mask"])
             if self.pair_baseline:
                 advantages = self._pair_advantages(inputs)
                 rollout["advantages"] = advantages.to(rollout["advantages"].device)
+            elif self.poise is not None:
+                advantages = self._poise_advantages(rollout)
+                rollout["advantages"] = advantages.to(rollout["advantages"].device)
             self._log_rollouts(inputs, rollout["advantages"])
         return rollout
+
+    def _count_generated(self, completion_mask: torch.Tensor) -> None:
+        """Adds the batch's completion tokens on every process to the run's count, logged as
+        `tokens/generated` (the latest count, as TRL logs `num_tokens`)."""
+        self._generated_tokens += int(self.accelerator.gather(completion_mask.sum()).sum().item())
+        self._metrics["train"]["tokens/generated"] = [float(self._generated_tokens)]
+
+    def _gathered_totals(self) -> torch.Tensor:
+        """Every process's rollouts' total rewards, NaN where unscorable (every reward None:
+        out of the baseline and no advantage, as in TRL)."""
+        gathered = self._last_rewards.cpu()
+        everyone = weighted_total(gathered, self.reward_weights)
+        everyone[gathered.isnan().all(dim=1)] = torch.nan
+        return everyone
 
     def _pair_advantages(self, inputs: list[dict]) -> torch.Tensor:
         """This process's advantages with each pair's baseline over both its orders
         (`mmcritic.train.pair_baseline`); the paired sampler keeps a pair's orders in one
         process's batch. The share of pairs with a reward spread is logged."""
-        gathered = self._last_rewards.cpu()
-        everyone = weighted_total(gathered, self.reward_weights)
-        # unscorable (every reward None): out of the baseline and no advantage, as in TRL
-        everyone[gathered.isnan().all(dim=1)] = torch.nan
+        everyone = self._gathered_totals()
         start = self.accelerator.process_index * len(inputs)
         rewards = everyone[start : start + len(inputs)]
         pairs = [example["pair"] for example in inputs]
@@ -241,6 +282,56 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         )
         return pair_advantages(
             rewards, pairs, self.num_generations, self.scale_rewards, batch=everyone
+        )
+
+    def _poise_advantages(self, rollout: dict) -> torch.Tensor:
+        """This process's advantages under the POISE baseline: every process's rollout
+        features and rewards gathered, so each rank's probe predicts and learns the same and
+        groups are taken as TRL takes them; what the probe got right is logged."""
+        features = self.accelerator.gather(self._rollout_features(rollout))
+        advantages, logged = self.poise.advantages(
+            features, self._gathered_totals(), self.num_generations, self.scale_rewards
+        )
+        for name, value in logged.items():
+            self._metrics["train"][name].append(value)
+        rows = len(rollout["prompt_ids"])
+        start = self.accelerator.process_index * rows
+        return advantages[start : start + rows]
+
+    def _rollout_features(self, rollout: dict) -> torch.Tensor:
+        """The probe's inputs for this process's rollouts, from a no-grad pass of the policy
+        over them (the loss pass's layout, shared prefix and media included) that reads the
+        decoder's last hidden states (`mmcritic.train.rollout_states`) and the entropies."""
+        prompt_ids, completion_ids = rollout["prompt_ids"], rollout["completion_ids"]
+        completion_mask = rollout["completion_mask"]
+        input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
+        attention_mask = torch.cat([rollout["prompt_mask"], completion_mask], dim=1)
+        media = {key: rollout[key] for key in FORWARD_INPUTS if key in rollout}
+        decoder = self.accelerator.unwrap_model(self.model).get_decoder()
+        self._media_rows = rollout.get("media_rows")
+        self._prompt_groups = rollout["prompt_group"]
+        try:
+            with (
+                torch.no_grad(),
+                disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs),
+                RolloutStates(decoder, completion_mask) as states,
+            ):
+                self._rollout_states = states
+                states.expect_consecutive(completion_ids.size(1))
+                _, entropies, _ = self._get_per_token_logps_and_entropies(
+                    self.model,
+                    input_ids,
+                    attention_mask,
+                    completion_ids.size(1),
+                    batch_size=self.args.per_device_train_batch_size,
+                    compute_entropy=True,
+                    **media,
+                )
+        finally:
+            self._media_rows, self._prompt_groups, self._rollout_states = None, None, None
+        prompt, trajectory = states.pooled()
+        return rollout_features(
+            prompt, trajectory, entropies, completion_mask, self.max_completion_length
         )
 
     def _rollout_media(self, inputs: list[dict]) -> dict:
@@ -463,11 +554,21 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
             passes, skip = passes + 1, 0
 
     def extra_state(self) -> dict:
-        return {"refill_batches_drawn": self._refill_batches_drawn}
+        return {
+            "refill_batches_drawn": self._refill_batches_drawn,
+            "generated_tokens": self._generated_tokens,
+        }
 
     def restore_extra_state(self, state: dict) -> None:
         self._refill_batches_drawn = int(state["refill_batches_drawn"])
+        self._generated_tokens = int(state["generated_tokens"])
         self._refill_batches = None
+
+    def extra_tensors(self) -> dict:
+        return {"poise": self.poise.state_dict()} if self.poise is not None else {}
+
+    def restore_extra_tensors(self, tensors: dict) -> None:
+        self.poise.load_state_dict(tensors["poise"])
 
     def _get_train_sampler(self, dataset=None):
         """TRL's sampler, same arguments, with an order that depends only on the seed and the

@@ -8,7 +8,8 @@ epoch. What it leaves to chance, and this module makes strict or complete:
   error, since sampling would then differ from the uninterrupted run;
 - trainer state of our own (e.g. how far the dynamic-sampling refills have read), written next
   to the checkpoint as `mmcritic_state.json` before the Trainer writes `trainer_state.json`,
-  which marks a checkpoint complete;
+  which marks a checkpoint complete, and tensors of our own (e.g. the POISE probe, its
+  optimiser and buffer) in `mmcritic_tensors.pt` beside it;
 - one log line that says what was restored;
 - TensorBoard events in one folder per run, with what the stopped run logged after its
   checkpoint purged on resume.
@@ -25,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import torch
 from transformers.integrations import TensorBoardCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
@@ -38,6 +40,7 @@ from mmcritic.train.checkpoint_files import make_durable
 logger = logging.getLogger(__name__)
 
 EXTRA_STATE_FILE = "mmcritic_state.json"
+EXTRA_TENSORS_FILE = "mmcritic_tensors.pt"
 
 
 class ExactResumeMixin:
@@ -52,6 +55,14 @@ class ExactResumeMixin:
 
     def restore_extra_state(self, state: dict[str, Any]) -> None:
         """Takes back what `extra_state` saved."""
+
+    def extra_tensors(self) -> dict[str, Any]:
+        """Tensors beyond the model's and optimizer's that a resumed run needs (saved with
+        `torch.save`, read back with `weights_only`); empty: no file."""
+        return {}
+
+    def restore_extra_tensors(self, tensors: dict[str, Any]) -> None:
+        """Takes back what `extra_tensors` saved."""
 
     # -- weights ----------------------------------------------------------------------------
     def _load_from_checkpoint(self, resume_from_checkpoint: str, model: Any = None) -> None:
@@ -72,6 +83,9 @@ class ExactResumeMixin:
             folder = folder / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
             folder.mkdir(parents=True, exist_ok=True)
             (folder / EXTRA_STATE_FILE).write_text(json.dumps(self.extra_state()))
+            tensors = self.extra_tensors()
+            if tensors:
+                torch.save(tensors, folder / EXTRA_TENSORS_FILE)
         super()._save_checkpoint(model, trial)
         if self.args.should_save:
             make_durable(folder)
@@ -94,6 +108,8 @@ class ExactResumeMixin:
                 "trainer, so the run cannot continue exactly; start fresh with resume: never"
             )
         self.restore_extra_state(json.loads(path.read_text()))
+        if self.extra_tensors():
+            self.restore_extra_tensors(_read_tensors(Path(checkpoint)))
 
     # -- the end ----------------------------------------------------------------------------
     def _run_epoch(self, **epoch: Any) -> None:
@@ -134,6 +150,17 @@ class ExactResumeMixin:
             f"{step % per_epoch} of its {per_epoch} steps done), optimizer, scheduler and RNG "
             f"restored, {tensors}"
         )
+
+
+def _read_tensors(checkpoint: Path) -> dict[str, Any]:
+    path = checkpoint / EXTRA_TENSORS_FILE
+    if not path.is_file():
+        raise CheckpointMismatchError(
+            f"{checkpoint} has no {EXTRA_TENSORS_FILE}, which this run keeps its own trained "
+            "state in (the POISE probe); it was saved by a run with other settings: resume with "
+            "the recipe it was trained with, or start fresh with resume: never"
+        )
+    return torch.load(path, map_location="cpu", weights_only=True)
 
 
 def trim_rollout_log(path: Path, step: int) -> int:

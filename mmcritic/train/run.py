@@ -426,6 +426,7 @@ def make_trainer(
         balance_positions=recipe.grpo.balance_positions,
         both_orders=recipe.grpo.both_orders,
         pair_baseline=recipe.grpo.pair_baseline,
+        poise=recipe.grpo.poise if recipe.grpo.baseline == "poise" else None,
         shared_prefix=recipe.grpo.shared_prefix,
         stall_steps=recipe.grpo.stall_steps,
         callbacks=callbacks,

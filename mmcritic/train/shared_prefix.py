@@ -267,6 +267,8 @@ class SharedPrefixMixin:
 
     shared_prefix: bool = False
     _prompt_groups: torch.Tensor | None = None
+    # set while a pass reads the policy's hidden states (`mmcritic.train.rollout_states`)
+    _rollout_states: Any = None
 
     def _can_share_prefix(
         self, attention_mask: torch.Tensor, logits_to_keep: int, kwargs: dict[str, Any]
@@ -365,6 +367,10 @@ class SharedPrefixMixin:
             groups,
             self._tokenizer.pad_token_id,
         )
+        if self._rollout_states is not None:
+            self._rollout_states.expect_grouped(
+                lambda hidden: (groups.rows, gather_rows(hidden, layout, groups))
+            )
         with (
             self.accelerator.autocast(),
             grouped_attention(self.accelerator.unwrap_model(model), layout.attention),
