@@ -112,3 +112,45 @@ def _ends_panel(axes: Any, heldout: dict[str, dict[str, Any]]) -> None:
     axes.set(ylabel="held-out (%)", ylim=(0, 110))
     axes.set_title("warm start vs after GRPO")
     axes.legend(fontsize=8)
+
+
+def plot_against_tokens(
+    runs: list[dict[str, Any]], settings: list[str], path: Path, title: str
+) -> Path:
+    """Held-out accuracy right in both orders against generated tokens: each run faint, each
+    setting's mean over its runs (at the same steps) bold, and chance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 5))
+    colours = ["#2a7ab0", "#d08a1e", "#2e8b57", "#8b3a62"]
+    for name, colour in zip(settings, colours, strict=False):
+        curves = [run["curve"] for run in runs if run["setting"] == name]
+        for curve in curves:
+            axes.plot(
+                [p["tokens"] for p in curve],
+                [p["consistent_accuracy"] for p in curve],
+                color=colour,
+                alpha=0.25,
+            )
+        points = min(len(curve) for curve in curves)
+        tokens = [sum(c[i]["tokens"] for c in curves) / len(curves) for i in range(points)]
+        accuracy = [
+            sum(c[i]["consistent_accuracy"] for c in curves) / len(curves) for i in range(points)
+        ]
+        axes.plot(tokens, accuracy, "o-", color=colour, linewidth=2, label=f"{name} (mean)")
+    axes.axhline(CHANCE["both orders"], color="grey", linestyle=":", label="chance (25%)")
+    axes.set(
+        xlabel="generated tokens",
+        ylabel="held-out pairs right in both orders",
+        ylim=(-0.02, 1.02),
+    )
+    axes.legend(loc="lower right")
+    axes.set_title(title, fontsize=10)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path

@@ -139,19 +139,18 @@ def prepare_inputs(work_dir: Path, data: QuickstartData) -> dict[str, Any]:
     return base
 
 
-def run_quickstart(
+def quickstart_recipes(
     work_dir: Path,
     sft_recipe: Path,
     grpo_recipe: Path,
-    data: QuickstartData | None = None,
+    data: QuickstartData,
     overrides: list[str] | None = None,
     sft_overrides: list[str] | None = None,
-) -> dict[str, Any]:
-    """Warm start then GRPO; returns held-out reports of both, the gains and the curve's path.
-    `overrides` change the GRPO recipe, `sft_overrides` the warm start's."""
-    data = data or QuickstartData()
+) -> tuple[Any, Any]:
+    """The warm start's and the GRPO stage's recipes on the quickstart's inputs in `work_dir`;
+    `overrides` change the GRPO recipe (its `output_dir` too), `sft_overrides` the warm
+    start's. Both are read before any training, so a mistyped override stops a run at once."""
     paths = input_paths(work_dir)
-    data_paths = [f"data.train={paths['train']}", f"data.eval={paths['heldout']}"]
     seeded = [f"seed={data.seed}"]
     sft = load_recipe(
         sft_recipe,
@@ -164,16 +163,33 @@ def run_quickstart(
             *(sft_overrides or []),
         ],
     )
-    # read before the warm start, so a mistyped override stops the run before any training
     grpo = load_recipe(
         grpo_recipe,
         [
             f"output_dir={work_dir / 'grpo'}",
             f"model.name_or_path={Path(sft.output_dir) / FINAL_DIR}",
-            *data_paths,
+            f"data.train={paths['train']}",
+            f"data.eval={paths['heldout']}",
             *seeded,
             *(overrides or []),
         ],
+    )
+    return sft, grpo
+
+
+def run_quickstart(
+    work_dir: Path,
+    sft_recipe: Path,
+    grpo_recipe: Path,
+    data: QuickstartData | None = None,
+    overrides: list[str] | None = None,
+    sft_overrides: list[str] | None = None,
+) -> dict[str, Any]:
+    """Warm start then GRPO; returns held-out reports of both, the gains and the curve's path.
+    `overrides` change the GRPO recipe, `sft_overrides` the warm start's."""
+    data = data or QuickstartData()
+    sft, grpo = quickstart_recipes(
+        work_dir, sft_recipe, grpo_recipe, data, overrides, sft_overrides
     )
     logger.info(
         "quickstart in %s: warm start in sft/, the critic in grpo/final, the report in %s and "

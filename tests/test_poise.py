@@ -315,8 +315,32 @@ def test_poise_trains_the_critic_and_logs_what_the_probe_got_right(
     assert len(logged) == 3
     for name in ("value_correlation", "advantage_variance", "group_advantage_variance"):
         assert all(f"poise/{name}" in entry for entry in logged)
+    assert all(entry["poise/extra_pass"] == 1.0 for entry in logged), "TRL kept no old log-probs"
     tokens = [entry["tokens/generated"] for entry in logged]
     assert tokens[0] > 0 and tokens == sorted(tokens) and len(set(tokens)) == 3
     lines = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
     assert any(value != 0 for line in lines for value in line["advantage"])
     assert result["global_step"] == 3
+
+
+def test_where_trl_keeps_old_log_probs_the_probe_reads_them_at_no_extra_pass(
+    warm_model, color_data, tmp_path
+):
+    """A rollout batch feeding two optimizer steps: TRL runs the policy over it for the old
+    log-probs, and the probe's features come from that pass."""
+    out = tmp_path / "run"
+    recipe = tiny_recipe(
+        warm_model,
+        color_data,
+        out,
+        *POISE,
+        "max_steps=2",
+        "grpo.steps_per_generation=2",
+        "optim.per_device_train_batch_size=4",
+        "report_to=[]",
+    )
+    train(recipe)
+    history = json.loads((out / "log_history.json").read_text())
+    passes = [entry["poise/extra_pass"] for entry in history if "poise/extra_pass" in entry]
+    assert passes and all(value == 0.0 for value in passes)
+    assert all("poise/value_mse" in entry for entry in history if "poise/extra_pass" in entry)

@@ -14,7 +14,7 @@ What TRL lacks and this adds, each behind the smallest override that does it:
 - videos: batches that hold one are encoded here with all their media, and the media follow
   each row into every forward pass (`mmcritic.train.media_rollout`);
 - the POISE baseline (`grpo.baseline: poise`, `mmcritic.train.poise`): a probe on the policy's
-  hidden states over each rollout batch, read in one more no-grad pass (`_poise_advantages`);
+  hidden states over each rollout batch (`mmcritic.train.poise_pass`);
 - the generated tokens, counted over the run (`tokens/generated`), for budgets by compute.
 The overridden private methods are covered by tests and TRL is pinned to the 1.16 series.
 """
@@ -34,7 +34,6 @@ import torch
 from accelerate import skip_first_batches
 from transformers import TrainerCallback
 from trl import GRPOTrainer
-from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import (
     split_pixel_values_by_grid,
     split_tensor_dict,
@@ -61,10 +60,10 @@ from mmcritic.train.media_rollout import (
 )
 from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.pair_baseline import informative_pairs, pair_advantages
-from mmcritic.train.poise import PoiseBaseline, rollout_features
+from mmcritic.train.poise import PoiseBaseline
+from mmcritic.train.poise_pass import PoiseMixin
 from mmcritic.train.prefix_sharing import shuffle_groups
 from mmcritic.train.resume import ExactResumeMixin
-from mmcritic.train.rollout_states import RolloutStates
 from mmcritic.train.shared_prefix import SharedPrefixMixin
 from mmcritic.train.shared_rollout import group_sizes, shared_prefill, unique_image_processing
 from mmcritic.train.vllm_inputs import MediaPromptLLM, MediaTokens, SameSizeServerImages
@@ -77,19 +76,6 @@ warnings.filterwarnings(
 )
 
 ROLLOUT_LOG = "rollouts.jsonl"
-# what TRL's rollout holds besides the ids that a forward over it takes (`_compute_loss`)
-FORWARD_INPUTS = (
-    "pixel_values",
-    "image_grid_thw",
-    "num_images",
-    "pixel_attention_mask",
-    "spatial_shapes",
-    "num_tiles",
-    "image_sizes",
-    "token_type_ids",
-    "mm_token_type_ids",
-    "image_position_ids",
-)
 MEDIA_COLUMNS = ("images", "videos")
 # Refill rounds read the data in an order of their own, seeded apart from the main loop's.
 REFILL_SEED_OFFSET = 1
@@ -97,7 +83,9 @@ REFILL_SEED_OFFSET = 1
 STALL_FRACTION = 0.95
 
 
-class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRPOTrainer):
+class CriticGRPOTrainer(
+    ExactResumeMixin, ModelCardMixin, PoiseMixin, SharedPrefixMixin, GRPOTrainer
+):
     """GRPO with dynamic sampling, a vision-token guard, a rollout log and exact resume."""
 
     _sampler_seed: int | None = None  # set while the refill loader is built
@@ -239,7 +227,7 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         self._groups_drawn += len(inputs) // self.num_generations
         self._prompt_groups = groups
         try:
-            with self._prompt_work_once():
+            with self._prompt_work_once(), self._states_from_trl_pass():
                 rollout = self._rollout_media(inputs)
         finally:
             self._prompt_groups = None
@@ -282,56 +270,6 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
         )
         return pair_advantages(
             rewards, pairs, self.num_generations, self.scale_rewards, batch=everyone
-        )
-
-    def _poise_advantages(self, rollout: dict) -> torch.Tensor:
-        """This process's advantages under the POISE baseline: every process's rollout
-        features and rewards gathered, so each rank's probe predicts and learns the same and
-        groups are taken as TRL takes them; what the probe got right is logged."""
-        features = self.accelerator.gather(self._rollout_features(rollout))
-        advantages, logged = self.poise.advantages(
-            features, self._gathered_totals(), self.num_generations, self.scale_rewards
-        )
-        for name, value in logged.items():
-            self._metrics["train"][name].append(value)
-        rows = len(rollout["prompt_ids"])
-        start = self.accelerator.process_index * rows
-        return advantages[start : start + rows]
-
-    def _rollout_features(self, rollout: dict) -> torch.Tensor:
-        """The probe's inputs for this process's rollouts, from a no-grad pass of the policy
-        over them (the loss pass's layout, shared prefix and media included) that reads the
-        decoder's last hidden states (`mmcritic.train.rollout_states`) and the entropies."""
-        prompt_ids, completion_ids = rollout["prompt_ids"], rollout["completion_ids"]
-        completion_mask = rollout["completion_mask"]
-        input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
-        attention_mask = torch.cat([rollout["prompt_mask"], completion_mask], dim=1)
-        media = {key: rollout[key] for key in FORWARD_INPUTS if key in rollout}
-        decoder = self.accelerator.unwrap_model(self.model).get_decoder()
-        self._media_rows = rollout.get("media_rows")
-        self._prompt_groups = rollout["prompt_group"]
-        try:
-            with (
-                torch.no_grad(),
-                disable_gradient_checkpointing(self.model, self.args.gradient_checkpointing_kwargs),
-                RolloutStates(decoder, completion_mask) as states,
-            ):
-                self._rollout_states = states
-                states.expect_consecutive(completion_ids.size(1))
-                _, entropies, _ = self._get_per_token_logps_and_entropies(
-                    self.model,
-                    input_ids,
-                    attention_mask,
-                    completion_ids.size(1),
-                    batch_size=self.args.per_device_train_batch_size,
-                    compute_entropy=True,
-                    **media,
-                )
-        finally:
-            self._media_rows, self._prompt_groups, self._rollout_states = None, None, None
-        prompt, trajectory = states.pooled()
-        return rollout_features(
-            prompt, trajectory, entropies, completion_mask, self.max_completion_length
         )
 
     def _rollout_media(self, inputs: list[dict]) -> dict:
@@ -395,6 +333,10 @@ class CriticGRPOTrainer(ExactResumeMixin, ModelCardMixin, SharedPrefixMixin, GRP
     def _get_per_token_logps_and_entropies(
         self, model, input_ids, attention_mask, logits_to_keep, batch_size=None, **kwargs
     ):
+        if self._reads_states(model):
+            return self._pass_reading_states(
+                model, input_ids, attention_mask, logits_to_keep, batch_size, **kwargs
+            )
         if self._can_share_prefix(attention_mask, logits_to_keep, kwargs):
             return self._shared_prefix_logps(
                 model, input_ids, attention_mask, logits_to_keep, batch_size, **kwargs
