@@ -408,10 +408,20 @@ def test_two_process_zero3_run_on_cpu_saves_a_reloadable_model(
     )
 
 
+# the POISE baseline: 2 rollouts a prompt, the probe's state in every checkpoint
+POISE = (
+    "grpo.baseline=poise",
+    "grpo.scale_rewards=batch",
+    "grpo.num_generations=2",
+    "grpo.pair_baseline=false",
+)
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("baseline", [(), POISE], ids=["group", "poise"])
 @pytest.mark.parametrize("config", ["zero2", "zero3"])
 def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupted_run(
-    warm_model, unseen_color_data, tmp_path, config
+    warm_model, unseen_color_data, tmp_path, config, baseline
 ):
     # 16 records, 4 prompts a step over the two processes: checkpoint 6 is inside epoch 2
     common = (
@@ -423,6 +433,7 @@ def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupte
         "grpo.max_completion_length=12",
         "optim.per_device_train_batch_size=8",
         "optim.learning_rate=2e-4",
+        *baseline,
     )
     straight = tmp_path / "straight"
     run_deepspeed(config, f"output_dir={straight}", *common)
@@ -438,6 +449,14 @@ def test_two_process_deepspeed_run_resumed_in_epoch_two_matches_the_uninterrupte
     assert max((expected[n] - got[n]).abs().max().item() for n in expected) <= 1e-6
     later = [entry for entry in rollout_ids(straight) if entry[0] >= 6]
     assert rollout_ids(resumed) == later
+    if baseline:
+        resumed_history = json.loads((resumed / "log_history.json").read_text())
+        probe_error = {e["step"]: e["poise/value_mse"] for e in history if "poise/value_mse" in e}
+        resumed_error = {
+            e["step"]: e["poise/value_mse"] for e in resumed_history if "poise/value_mse" in e
+        }
+        assert len(probe_error) == 8 and resumed_error
+        assert resumed_error == {step: probe_error[step] for step in resumed_error}
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import torch
+from accelerate.utils import broadcast
 from trl.models.utils import disable_gradient_checkpointing
 
 from mmcritic.train.poise import PoiseBaseline, rollout_features
@@ -57,11 +58,20 @@ class PoiseMixin:
             self.num_generations,
             self.scale_rewards,
         )
+        self._same_probe_everywhere()
         for name, value in logged.items():
             self._metrics["train"][name].append(value)
         rows = len(rollout["prompt_ids"])
         start = self.accelerator.process_index * rows
         return advantages[start : start + rows]
+
+    def _same_probe_everywhere(self) -> None:
+        """Every rank trains its probe on the same gathered batch; rank 0's weights are then
+        handed to all, so no rank's baselines drift from the others' by a kernel's rounding."""
+        if self.accelerator.num_processes == 1:
+            return
+        for parameter in self.poise.probe.parameters():
+            parameter.data.copy_(broadcast(parameter.data.clone(), from_process=0))
 
     @contextmanager
     def _states_from_trl_pass(self) -> Iterator[None]:
