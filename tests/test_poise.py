@@ -9,11 +9,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
 from mmcritic.train.config import PoiseSettings, RecipeError, load_recipe
-from mmcritic.train.examples import MediaLoader
-from mmcritic.train.media_rollout import encode_prompts
 from mmcritic.train.poise import (
     TRAJECTORY_STATS,
     PoiseBaseline,
@@ -23,10 +20,10 @@ from mmcritic.train.poise import (
 from mmcritic.train.run import train
 from tests.test_shared_prefix import (
     GENERATIONS,
-    _completions,
     _grouped_passes,
     _image_batch,
     trainer_for,
+    video_batch,
 )
 from tests.test_train import tiny_recipe
 
@@ -273,21 +270,7 @@ def test_the_probe_reads_video_rollouts_in_both_pass_layouts(tiny_model_dir, tmp
     data = tmp_path / "motion"
     synthesize("motion", 2, data, seed=1, overwrite=True)
     trainer, budget = trainer_for(tiny_model_dir, data, tmp_path / "run", *POISE)
-    records = read_records(data)
-    media = MediaLoader(budget).load_records(records)
-    encoded = encode_prompts(
-        trainer.processing_class, [r.prompt for r in records], media["images"], media["videos"]
-    )
-    repeat = torch.arange(len(records)).repeat_interleave(GENERATIONS).tolist()
-    width = max(len(ids) for ids in encoded.prompt_ids)
-    pad = trainer._tokenizer.pad_token_id
-    prompt_ids = torch.tensor([[pad] * (width - len(x)) + x for x in encoded.prompt_ids])
-    prompt_mask = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in encoded.prompt_ids])
-    vocab = trainer.model.config.get_text_config().vocab_size
-    completion, completion_mask = _completions(len(repeat), 5, vocab, torch.Generator())
-    ids = torch.cat([prompt_ids[repeat], completion], 1)
-    mask = torch.cat([prompt_mask[repeat], completion_mask], 1)
-    rows = [encoded.rows[r] for r in repeat]
+    ids, mask, repeat, rows = video_batch(trainer, budget, data, 5)
     rollout = _rollout(ids, mask, 5, torch.tensor(repeat), {}, media_rows=rows)
     standard, grouped = _features_both_ways(trainer, rollout)
     torch.testing.assert_close(grouped, standard, atol=2e-5, rtol=1e-4)

@@ -155,6 +155,32 @@ def _image_batch(trainer, budget: MediaBudget, data: Path, prompts: int, width: 
     return ids, mask, torch.tensor(rows), kwargs
 
 
+def video_batch(
+    trainer, budget: MediaBudget, data: Path, width: int
+) -> tuple[torch.Tensor, torch.Tensor, list[int], list]:
+    """Each video record's prompt GENERATIONS times with random completions of up to `width`
+    tokens: (ids, mask, each row's record, each row's media)."""
+    records = read_records(data)
+    media = MediaLoader(budget).load_records(records)
+    encoded = encode_prompts(
+        trainer.processing_class, [r.prompt for r in records], media["images"], media["videos"]
+    )
+    repeat = torch.arange(len(records)).repeat_interleave(GENERATIONS).tolist()
+    longest = max(len(ids) for ids in encoded.prompt_ids)
+    pad = trainer._tokenizer.pad_token_id
+    prompt_ids = torch.tensor([[pad] * (longest - len(x)) + x for x in encoded.prompt_ids])
+    prompt_mask = torch.tensor(
+        [[0] * (longest - len(x)) + [1] * len(x) for x in encoded.prompt_ids]
+    )
+    vocab = trainer.model.config.get_text_config().vocab_size
+    completion, completion_mask = _completions(
+        len(repeat), width, vocab, torch.Generator().manual_seed(4)
+    )
+    ids = torch.cat([prompt_ids[repeat], completion], 1)
+    mask = torch.cat([prompt_mask[repeat], completion_mask], 1)
+    return ids, mask, repeat, [encoded.rows[r] for r in repeat]
+
+
 @pytest.fixture(scope="module")
 def color_set(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("prefix_color")
@@ -182,24 +208,7 @@ def test_grouped_pass_equals_the_standard_pass_on_videos(tiny_family, tmp_path, 
     data = tmp_path / "motion"
     synthesize("motion", 3, data, seed=1, overwrite=True)
     trainer, budget = trainer_for(tiny_family(family), data, tmp_path / "run")
-    records = read_records(data)
-    media = MediaLoader(budget).load_records(records)
-    encoded = encode_prompts(
-        trainer.processing_class, [r.prompt for r in records], media["images"], media["videos"]
-    )
-    repeat = torch.arange(len(records)).repeat_interleave(GENERATIONS).tolist()
-    width = max(len(ids) for ids in encoded.prompt_ids)
-    pad = trainer._tokenizer.pad_token_id
-    prompt_ids = torch.tensor([[pad] * (width - len(x)) + x for x in encoded.prompt_ids])[repeat]
-    prompt_mask = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in encoded.prompt_ids])[
-        repeat
-    ]
-    vocab = trainer.model.config.get_text_config().vocab_size
-    completion, completion_mask = _completions(
-        len(repeat), 6, vocab, torch.Generator().manual_seed(4)
-    )
-    ids, mask = torch.cat([prompt_ids, completion], 1), torch.cat([prompt_mask, completion_mask], 1)
-    rows = [encoded.rows[r] for r in repeat]
+    ids, mask, repeat, rows = video_batch(trainer, budget, data, 6)
     shuffle = torch.randperm(len(repeat), generator=torch.Generator().manual_seed(6)).tolist()
     standard, shared = _both_passes(
         trainer,
