@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from mmcritic.cli import run_reported
-from mmcritic_dev.baseline_compare import compare_baselines
+from mmcritic_dev.baseline_compare import SETTINGS, compare_baselines
 from mmcritic_dev.quickstart import QuickstartData
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
@@ -35,6 +35,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("runs/baseline_compare"))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--threads", type=int, default=QuickstartData.threads)
+    parser.add_argument(
+        "--settings", nargs="+", choices=list(SETTINGS), help="some of the settings (default all)"
+    )
     parser.add_argument("overrides", nargs="*", help="GRPO recipe overrides, e.g. max_steps=50")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -50,6 +53,7 @@ def _compare(args: argparse.Namespace) -> dict:
         QuickstartData(threads=args.threads),
         args.seeds,
         args.overrides,
+        args.settings,
     )
 
 

@@ -33,10 +33,11 @@ logger = logging.getLogger(__name__)
 
 # rollouts a step in every setting (the quickstart's)
 ROLLOUTS_PER_STEP = 64
+# each setting's name (its run folder is grpo_<name>) and GRPO overrides
 SETTINGS: dict[str, tuple[str, ...]] = {
-    "group, n = 4": ("grpo.num_generations=4",),
-    "group, n = 8": ("grpo.num_generations=8",),
-    "poise, n = 2": (
+    "group_n4": ("grpo.num_generations=4",),
+    "group_n8": ("grpo.num_generations=8",),
+    "poise_n2": (
         "grpo.num_generations=2",
         "grpo.baseline=poise",
         "grpo.scale_rewards=batch",
@@ -55,17 +56,23 @@ def compare_baselines(
     data: QuickstartData,
     seeds: list[int],
     overrides: list[str] | None = None,
+    settings: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Each setting on each seed (a finished run's result is read back, not retrained), then
-    one line per setting: held-out accuracy right in both orders (mean, 95% t-interval over
-    seeds), generated tokens and wall time, and the curve against generated tokens."""
+    """Each setting (all of SETTINGS, or those named) on each seed (a finished run's result
+    is read back, not retrained), then one line per setting: held-out accuracy right in both
+    orders (mean, 95% t-interval over seeds), generated tokens and wall time, and the curve
+    against generated tokens."""
     set_cpu_threads(data.threads)
+    chosen = settings or list(SETTINGS)
+    unknown = sorted(set(chosen) - set(SETTINGS))
+    if unknown:
+        raise ValueError(f"no setting {unknown}; the settings are {list(SETTINGS)}")
     runs = [
         _run_setting(
             work_dir / f"seed_{seed}", name, (sft_recipe, grpo_recipe), data, seed, overrides
         )
         for seed in seeds
-        for name in SETTINGS
+        for name in chosen
     ]
     report = {
         "seeds": seeds,
@@ -80,7 +87,7 @@ def compare_baselines(
     report["plot"] = str(
         plot_against_tokens(
             runs,
-            list(SETTINGS),
+            chosen,
             work_dir / "baseline_compare.png",
             f"Critic GRPO on the quickstart task: group baseline vs POISE "
             f"({len(seeds)} seeds, {ROLLOUTS_PER_STEP} rollouts a step, CPU)",
@@ -100,10 +107,10 @@ def _run_setting(
     overrides: list[str] | None,
 ) -> dict[str, Any]:
     """One setting's GRPO on one seed (`recipes`: the warm start's and GRPO's)."""
-    output_dir = seed_dir / _folder(name)
+    output_dir = seed_dir / f"grpo_{name}"
     done = output_dir / RESULT_FILE
     if done.is_file():
-        return json.loads(done.read_text())
+        return {**json.loads(done.read_text()), "setting": name}  # the folder names it
     seeded = replace(data, seed=seed)
     sft, grpo = quickstart_recipes(
         seed_dir,
@@ -127,10 +134,6 @@ def _run_setting(
     }
     done.write_text(json.dumps(result, indent=2))
     return result
-
-
-def _folder(name: str) -> str:
-    return "grpo_" + name.replace(", n = ", "_n")
 
 
 def _curve(history: list[dict[str, Any]], tuned: dict[str, Any]) -> list[dict[str, float]]:
