@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mmcritic.models.devices import set_cpu_threads
-from mmcritic.train.run import LOG_HISTORY_FILE, train
+from mmcritic.train.run import HELDOUT_FILE, LOG_HISTORY_FILE, train
 from mmcritic_dev.plots import CHANCE, plot_against_tokens
 from mmcritic_dev.quickstart import (
     QuickstartData,
@@ -44,7 +44,8 @@ SETTINGS: dict[str, tuple[str, ...]] = {
         "grpo.pair_baseline=false",
     ),
 }
-RESULT_FILE = "baseline_result.json"
+# the GRPO stage's wall time, written when a run ends (its other figures are in its logs)
+TIMING_FILE = "baseline_result.json"
 _HELDOUT = "heldout/consistent_accuracy"
 REPORT_FILE = "baseline_compare.json"
 
@@ -108,46 +109,57 @@ def _run_setting(
 ) -> dict[str, Any]:
     """One setting's GRPO on one seed (`recipes`: the warm start's and GRPO's)."""
     output_dir = seed_dir / f"grpo_{name}"
-    done = output_dir / RESULT_FILE
-    if done.is_file():
-        return {**json.loads(done.read_text()), "setting": name}  # the folder names it
-    seeded = replace(data, seed=seed)
-    sft, grpo = quickstart_recipes(
-        seed_dir,
-        *recipes,
-        seeded,
-        [f"output_dir={output_dir}", *SETTINGS[name], *(overrides or [])],
-    )
-    prepare_inputs(seed_dir, seeded)
-    train(sft)
-    logger.info("seed %d, %s: GRPO in %s", seed, name, output_dir)
-    started = time.perf_counter()
-    tuned = train(grpo)
-    seconds = time.perf_counter() - started
+    timing = output_dir / TIMING_FILE
+    if not timing.is_file():
+        seeded = replace(data, seed=seed)
+        sft, grpo = quickstart_recipes(
+            seed_dir,
+            *recipes,
+            seeded,
+            [f"output_dir={output_dir}", *SETTINGS[name], *(overrides or [])],
+        )
+        prepare_inputs(seed_dir, seeded)
+        train(sft)
+        logger.info("seed %d, %s: GRPO in %s", seed, name, output_dir)
+        started = time.perf_counter()
+        train(grpo)
+        timing.write_text(json.dumps({"seconds": round(time.perf_counter() - started, 1)}))
     history = json.loads((output_dir / LOG_HISTORY_FILE).read_text())
-    result = {
+    summary = json.loads((output_dir / HELDOUT_FILE).read_text())
+    return {
         "setting": name,
         "seed": seed,
-        "steps": tuned["global_step"],
-        "seconds": round(seconds, 1),
-        "curve": _curve(history, tuned),
+        "steps": summary["global_step"],
+        "seconds": json.loads(timing.read_text())["seconds"],
+        "curve": _curve(history, summary),
     }
-    done.write_text(json.dumps(result, indent=2))
-    return result
 
 
-def _curve(history: list[dict[str, Any]], tuned: dict[str, Any]) -> list[dict[str, float]]:
+def _curve(history: list[dict[str, Any]], summary: dict[str, Any]) -> list[dict[str, float]]:
     """(step, generated tokens, right in both orders) from the warm start to the end."""
     tokens = {e["step"]: e["tokens/generated"] for e in history if "tokens/generated" in e}
-    points = [_point(0, 0.0, tuned["heldout_before"])]
+    points = [_point(0, 0.0, summary["heldout_before"])]
     for entry in history:
-        if _HELDOUT in entry and entry["step"] in tokens:
+        if _HELDOUT in entry:
             step = entry["step"]
-            points.append(_point(step, tokens[step], {"consistent_accuracy": entry[_HELDOUT]}))
+            heldout = {"consistent_accuracy": entry[_HELDOUT]}
+            points.append(_point(step, _tokens_at(step, tokens), heldout))
     last = max(tokens)
     if points[-1]["step"] != last:
-        points.append(_point(last, tokens[last], tuned["heldout_after"]))
+        points.append(_point(last, tokens[last], summary["heldout_after"]))
     return points
+
+
+def _tokens_at(step: int, tokens: dict[int, float]) -> float:
+    """The generated tokens at `step`: logged there, or interpolated between the nearest
+    logged steps (a held-out report logged at a logging step used to displace that step's
+    training log)."""
+    if step in tokens:
+        return tokens[step]
+    before = max((s for s in tokens if s < step), default=0)
+    after = min(s for s in tokens if s > step)
+    low = tokens.get(before, 0.0)
+    return low + (tokens[after] - low) * (step - before) / (after - before)
 
 
 def _point(step: int, tokens: float, heldout: dict[str, Any]) -> dict[str, float]:

@@ -291,11 +291,15 @@ def test_poise_trains_the_critic_and_logs_what_the_probe_got_right(
         "optim.per_device_train_batch_size=8",
         "optim.learning_rate=2e-4",
         "report_to=[]",
+        f"data.eval={color_data}",
+        "data.eval_every=2",
     )
     result = train(recipe)
     history = json.loads((out / "log_history.json").read_text())
     logged = [entry for entry in history if "poise/value_mse" in entry]
-    assert len(logged) == 3
+    # the held-out report at step 2 is logged beside that step's training log, not instead
+    assert any("heldout/consistent_accuracy" in entry for entry in history)
+    assert [entry["step"] for entry in logged] == [1, 2, 3]
     for name in ("value_correlation", "advantage_variance", "group_advantage_variance"):
         assert all(f"poise/{name}" in entry for entry in logged)
     assert all(entry["poise/extra_pass"] == 1.0 for entry in logged), "TRL kept no old log-probs"

@@ -268,4 +268,7 @@ class HeldoutCallback(TrainerCallback):
                 self.budget,
                 self.max_new_tokens,
             )
+            # `Trainer.log` clears `should_log`, which would drop this step's training log
+            should_log = control.should_log
             Trainer.log(self.trainer, log_entries(report))
+            control.should_log = should_log
