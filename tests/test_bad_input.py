@@ -313,6 +313,7 @@ def test_any_rows_in_any_format_never_stop_the_conversion_and_always_reconcile(
     assert "unexpected_error" not in stats["rejected_by_reason"]
 
 
+@pytest.mark.slow  # about a minute: 150 generated files through the whole conversion (in CI)
 @settings(
     max_examples=150,
     deadline=None,

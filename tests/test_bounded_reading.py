@@ -164,6 +164,7 @@ def test_final_answer_reads_hostile_numbers_in_bounded_time(text: str) -> None:
     _timed(lambda: answer_span(text), "answer_span")
 
 
+@pytest.mark.slow  # half a minute of generated outputs through every scorer (in CI)
 @_HOSTILE
 @given(text=hostile_outputs())
 def test_every_policy_task_scores_hostile_numbers_in_bounded_time(
