@@ -92,7 +92,7 @@ def compare_baselines(
         "rollouts_per_step": ROLLOUTS_PER_STEP,
         "chance_consistent_accuracy": CHANCE["both orders"],
         "settings": {
-            name: _summary([r for r in runs if r["setting"] == name]) for name in SETTINGS
+            name: _summary([r for r in runs if r["setting"] == name]) for name in chosen
         },
         "runs": runs,
     }
