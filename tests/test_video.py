@@ -206,6 +206,36 @@ def test_two_grpo_steps_on_motion_videos_change_the_weights(
     assert spy.count("video", training=True) == 2, "the loss passes did not see the videos"
 
 
+def test_poise_trains_on_videos_with_its_probe_reading_them(
+    warm_video_model, motion_data, tmp_path, monkeypatch
+):
+    """The probe's no-grad pass over each rollout batch encodes the rows' videos, as the loss
+    pass does (its features are checked against the grouped pass in tests/test_poise.py)."""
+    spy = MediaSpy(monkeypatch)
+    out = tmp_path / "run"
+    recipe = tiny_recipe(
+        warm_video_model,
+        motion_data,
+        out,
+        "grpo.num_generations=2",
+        "grpo.baseline=poise",
+        "grpo.scale_rewards=batch",
+        "grpo.max_completion_length=16",
+        "optim.per_device_train_batch_size=8",
+        *VIDEO_OVERRIDES,
+    )
+    summary = train(recipe)
+    assert summary["global_step"] == 2
+    assert changed_tensors(weights(warm_video_model), weights(Path(summary["final_model"])))
+    history = json.loads((out / "log_history.json").read_text())
+    assert [entry["poise/extra_pass"] for entry in history if "poise/extra_pass" in entry] == [
+        1.0,
+        1.0,
+    ]
+    assert spy.count("video", training=True) == 2, "the loss passes did not see the videos"
+    assert spy.count("video", training=False) >= 4, "generation and the probe's pass: 2 each"
+
+
 def test_mixed_image_and_video_batches_train(warm_video_model, mixed_data, tmp_path, monkeypatch):
     spy = MediaSpy(monkeypatch)
     recipe = tiny_recipe(
