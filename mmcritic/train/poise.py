@@ -34,11 +34,10 @@ from torch import nn
 from trl.trainer.utils import nanstd
 
 from mmcritic.train.config import PoiseSettings
+from mmcritic.train.pair_baseline import STD_EPSILON
 
 # the entropy statistics beside the two states: mean, spread, largest, length share
 TRAJECTORY_STATS = 4
-# TRL's epsilon under the spread (`GRPOTrainer._generate_and_score_completions`)
-STD_EPSILON = 1e-4
 # an advantage this small is no learning signal (for the share of prompts with one)
 ZERO_ADVANTAGE = 1e-6
 
