@@ -91,9 +91,7 @@ def compare_baselines(
         "threads": data.threads,
         "rollouts_per_step": ROLLOUTS_PER_STEP,
         "chance_consistent_accuracy": CHANCE["both orders"],
-        "settings": {
-            name: _summary([r for r in runs if r["setting"] == name]) for name in chosen
-        },
+        "settings": {name: _summary([r for r in runs if r["setting"] == name]) for name in chosen},
         "runs": runs,
     }
     report["plot"] = str(
