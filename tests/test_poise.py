@@ -313,3 +313,26 @@ def test_poise_trains_the_critic_and_logs_what_the_probe_got_right(
     lines = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
     assert any(value != 0 for line in lines for value in line["advantage"])
     assert result["global_step"] == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["qwen2.5-vl-7b", "qwen3-vl-8b"])
+def test_the_probe_reads_the_same_states_at_a_released_model_s_widths(tmp_path, name):
+    """At the text width of the released model (one layer), in two chunks: both pass layouts
+    give the states of the model's own `output_hidden_states`."""
+    from mmcritic.models import build_tiny_model
+    from mmcritic.models.published import released_widths
+
+    data = tmp_path / "color"
+    synthesize("color", 6, data, seed=2, overwrite=True)
+    model = build_tiny_model(tmp_path / "wide", released_widths(name))
+    trainer, budget = trainer_for(model, data, tmp_path / "run", *POISE, "grpo.beta=0.0")
+    trainer.args.per_device_train_batch_size = GENERATIONS  # two chunks of one prompt each
+    ids, mask, groups, kwargs = _image_batch(trainer, budget, data, 2, 5, shuffle=True)
+    standard, grouped = _features_both_ways(trainer, _rollout(ids, mask, 5, groups, kwargs))
+    torch.testing.assert_close(grouped, standard, atol=1e-5, rtol=1e-4)
+    width = trainer.model.config.get_text_config().hidden_size
+    assert width >= 3584
+    prompt, trajectory = _states_reference(trainer, ids, mask, 5, kwargs)
+    torch.testing.assert_close(standard[:, :width], prompt, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(standard[:, width : 2 * width], trajectory, atol=1e-5, rtol=1e-4)
