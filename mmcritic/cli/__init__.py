@@ -428,6 +428,100 @@ def _run_best_of_n(args: argparse.Namespace) -> dict[str, Any]:
     )
 
 
+def _add_refine(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.inference.engines.options import add_engine_arguments
+    from mmcritic.inference.self_critique import STRATEGIES
+
+    parser = _command(
+        commands,
+        "refine",
+        "answer, critique the answer, revise it given the critique (up to --rounds), print JSON",
+    )
+    _add_model_and_media_flags(parser)
+    parser.add_argument("--rounds", type=_positive_int, default=2, help="critique-revise rounds")
+    parser.add_argument("--answer", help="refine this answer instead of the model's own")
+    parser.add_argument("--n", type=_positive_int, default=1, help="answers to sample first")
+    parser.add_argument(
+        "--strategy",
+        choices=sorted(STRATEGIES),
+        default="knockout",
+        help="with --n > 1: how the critic picks among the answers",
+    )
+    parser.add_argument(
+        "--refine-each", action="store_true", help="with --n > 1: refine every answer, then pick"
+    )
+    parser.add_argument("--both-orders", action="store_true", help="judge each pair both ways")
+    parser.add_argument("--temperature", type=float, default=1.0, help="for sampling --n answers")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed")
+    parser.add_argument(
+        "--critic-model",
+        help="another model as the critic (folder or hub id; with --critic-engine openai, the "
+        "served name); default: the model critiques itself",
+    )
+    add_engine_arguments(parser, "critic-")
+    parser.set_defaults(handler=_run_refine)
+
+
+def _run_refine(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.inference.engines.options import engine_options
+    from mmcritic.inference.run import RefineOptions, refine_answer
+
+    critic = None
+    if args.critic_model or args.critic_base_url:
+        critic = engine_options(args, args.critic_model, args.batch_size, prefix="critic-")
+    options = RefineOptions(
+        rounds=args.rounds,
+        n=args.n,
+        strategy=args.strategy,
+        refine_each=args.refine_each,
+        both_orders=args.both_orders,
+        temperature=args.temperature,
+        seed=args.seed,
+        critic=critic,
+    )
+    return refine_answer(_model_options(args), _media(args), args.question, options, args.answer)
+
+
+def _add_critique_data(commands: argparse._SubParsersAction) -> None:
+    from mmcritic.inference.engines.options import add_engine_arguments
+
+    parser = _command(
+        commands,
+        "critique-data",
+        "answers of a policy to verifiable questions, as records for critique training",
+    )
+    parser.add_argument("--model", required=True, help="the policy: model folder or hub id")
+    parser.add_argument("--data", type=Path, required=True, help="verifiable dataset folder")
+    parser.add_argument("--out", type=Path, required=True, help="critique dataset folder")
+    parser.add_argument("--samples", type=_positive_int, default=4, help="answers a question")
+    parser.add_argument("--temperature", type=float, default=1.0, help="0: one greedy answer")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed")
+    parser.add_argument("--max-new-tokens", type=int, default=512, help="per answer")
+    parser.add_argument("--batch-size", type=int, default=8, help="prompts per generate call")
+    parser.add_argument("--min-pixels", type=int, help="lower pixel bound per image")
+    parser.add_argument("--max-pixels", type=int, help="upper pixel bound per image")
+    add_device_arguments(parser)
+    add_engine_arguments(parser)
+    parser.set_defaults(handler=_run_critique_data)
+
+
+def _run_critique_data(args: argparse.Namespace) -> dict[str, Any]:
+    from mmcritic.data.media import MediaBudget, PixelBudget
+    from mmcritic.inference import Policy
+    from mmcritic.inference.questions import critique_data
+
+    if args.temperature == 0 and args.samples > 1:
+        raise ValueError("--samples > 1 at --temperature 0 would repeat the greedy answer")
+    bounds = {"min_pixels": args.min_pixels, "max_pixels": args.max_pixels}
+    image = PixelBudget(**{key: value for key, value in bounds.items() if value is not None})
+    engine = _model_options(args).open()
+    policy = Policy.on(engine, max_new_tokens=args.max_new_tokens)
+    budget = MediaBudget(image=image)
+    return critique_data(
+        policy, args.data, args.out, args.samples, args.temperature, args.seed, budget
+    )
+
+
 def _add_model_and_media_flags(parser: argparse.ArgumentParser) -> None:
     from mmcritic.inference.engines.options import add_engine_arguments
 
@@ -556,6 +650,8 @@ SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "train": _add_train,
     "critique": _add_critique,
     "best-of-n": _add_best_of_n,
+    "refine": _add_refine,
+    "critique-data": _add_critique_data,
     "eval": _add_eval,
     "demo": _add_demo,
 }

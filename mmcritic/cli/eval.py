@@ -54,6 +54,20 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
         "majority verdict (Voting@k); 1: one greedy critique",
     )
     parser.add_argument(
+        "--refine-rounds",
+        type=int,
+        default=0,
+        help="policy tasks: the model critiques its answer and revises it, up to this many "
+        "rounds, stopping when it accepts; results add accuracy per round and how many "
+        "revisions went right to wrong and wrong to right",
+    )
+    parser.add_argument(
+        "--refine-each",
+        action="store_true",
+        help="with --bon-n and --refine-rounds: refine every candidate, then pick (default: "
+        "refine the one picked)",
+    )
+    parser.add_argument(
         "--protocol",
         choices=PROTOCOL_NAMES,
         default="r1",
@@ -122,6 +136,8 @@ def run_eval_command(args: argparse.Namespace, show_progress: bool = True) -> di
         temperature=args.temperature,
         both_orders=args.both_orders,
         critic_votes=args.critic_votes,
+        refine_rounds=args.refine_rounds,
+        refine_each=args.refine_each,
         protocol=args.protocol,
         think_suffix=not args.no_think_suffix,
         max_new_tokens=args.max_new_tokens,

@@ -16,6 +16,8 @@ TEMPLATE_FIELDS: dict[str, tuple[str, ...]] = {
     "pairwise": ("question", "response_1", "response_2"),
     "pointwise": ("question", "response"),
     "verifiable": ("question",),
+    "critique": ("question", "response"),
+    "refine": ("question", "answer", "critique"),
 }
 TIE_CLAUSE = " If both responses are equally good, put the word tie in the box instead."
 
@@ -28,7 +30,8 @@ def reasoned_answer(reasoning: str, answer: str) -> str:
 
 @cache
 def builtin_template(name: str) -> str:
-    """The text of a template shipped with mmcritic (`pairwise`, `pointwise`, `verifiable`)."""
+    """The text of a template shipped with mmcritic (`pairwise`, `pointwise`, `verifiable`,
+    `critique`, `refine`)."""
     path = resources.files("mmcritic.data") / "templates" / f"{name}.txt"
     if not path.is_file():
         known = sorted(p.name.removesuffix(".txt") for p in path.parent.iterdir())

@@ -13,8 +13,10 @@ import orjson
 
 from mmcritic.text import json_text
 
-Kind = Literal["pairwise", "pointwise", "verifiable"]
-KINDS: tuple[str, ...] = ("pairwise", "pointwise", "verifiable")
+# "critique": one answer to a verifiable question to critique; `answer` is whether it is right
+# ("correct" or "incorrect"), `meta` holds the question, the answer and the reference
+Kind = Literal["pairwise", "pointwise", "verifiable", "critique"]
+KINDS: tuple[str, ...] = ("pairwise", "pointwise", "verifiable", "critique")
 
 DATA_FILE = "data.jsonl"
 REJECTED_FILE = "rejected.jsonl"

@@ -179,6 +179,11 @@ class Generation:
     both_orders: bool = False
     critic_votes: int = 1
     seed: int = 0
+    # critique-and-revise rounds after the answer (`mmcritic.inference.refine`), the model
+    # critiquing itself; with `bon_n` > 1 the chosen answer is refined, or with `refine_each`
+    # every candidate before the pick
+    refine_rounds: int = 0
+    refine_each: bool = False
 
 
 class ModelBackend:
@@ -213,13 +218,35 @@ class ModelBackend:
         decoding, gen = _decoding([s.prompt for s in samples]), self.generation
         if gen.bon_n == 1:
             outcomes = self.engine.try_generate(requests, _sampling(decoding, 1, None, gen.seed))
-            return [_policy_output(outcome) for outcome in outcomes]
+            answers = [_policy_output(outcome) for outcome in outcomes]
+            return self._refined(samples, media, answers) if gen.refine_rounds else answers
         sampling = _sampling(decoding, gen.bon_n, gen.temperature, gen.seed)
         candidates = self.engine.try_generate(requests, sampling)
         return [
             self._select(shown, sample.item.text, texts)
             for sample, shown, texts in zip(samples, media, candidates, strict=True)
         ]
+
+    def _refined(
+        self, samples: Sequence[Sample], media: Sequence[Any], answers: list[PolicyOutput]
+    ) -> list[PolicyOutput]:
+        """The answers after critique-and-revise rounds, all samples of the batch together; a
+        lost critique or revision fails its batch's answered samples, for `--resume`."""
+        from mmcritic.inference.refine import refine_many
+
+        ready = [i for i, answer in enumerate(answers) if answer.failure is None]
+        items = [(media[i], samples[i].item.text, answers[i].response) for i in ready]
+        gen = self.generation
+        try:
+            refined = refine_many(self.policy, self.critic, items, gen.refine_rounds, seed=gen.seed)
+        except EngineError as err:
+            lost = next(iter(err.failures.values()))
+            return [
+                PolicyOutput("", failure=lost) if i in ready else a for i, a in enumerate(answers)
+            ]
+        for i, refinement in zip(ready, refined, strict=True):
+            answers[i] = PolicyOutput(refinement.answer, {"refinement": refinement.to_dict()})
+        return answers
 
     def _shown(self, sample: Sample, task: PolicyTask | CriticTask) -> list[Media] | str:
         """The sample's media, loaded once here (each `Media` keeps what it loaded), or why
@@ -248,6 +275,8 @@ class ModelBackend:
             return PolicyOutput("", failure=texts)
         gen = self.generation
         try:
+            if gen.refine_rounds:
+                return self._select_and_refine(media, question, texts)
             picked = best_of_n(
                 self.critic,
                 media,
@@ -260,6 +289,32 @@ class ModelBackend:
         except EngineError as err:
             return PolicyOutput("", failure=next(iter(err.failures.values())))
         return PolicyOutput(texts[picked.chosen], {"self_critique": picked.to_dict()})
+
+    def _select_and_refine(self, media: Any, question: str, texts: list[str]) -> PolicyOutput:
+        """Best-of-N and refinement; the record's `refinement` follows the answer scored (the
+        chosen candidate's, with `refine_each`)."""
+        from mmcritic.inference.refine import select_and_refine
+
+        gen = self.generation
+        picked = select_and_refine(
+            self.policy,
+            self.critic,
+            media,
+            question,
+            texts,
+            gen.refine_rounds,
+            strategy=gen.bon_strategy,
+            refine_each=gen.refine_each,
+            both_orders=gen.both_orders,
+            seed=gen.seed,
+        )
+        chosen = picked.refinements[picked.selection.chosen if gen.refine_each else 0]
+        extra = {
+            "self_critique": picked.selection.to_dict(),
+            "refine_mode": picked.mode,
+            "refinement": chosen.to_dict(),
+        }
+        return PolicyOutput(picked.answer, extra)
 
     def judge(
         self, task: CriticTask, samples: Sequence[Sample], both_orders: bool

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
 from typing import Any
 
 Record = dict[str, Any]
@@ -93,3 +94,37 @@ def _order_metrics(records: Sequence[Record]) -> dict[str, float]:
         ),
         "position_consistency": mean(record["position_consistent"] for record in records),
     }
+
+
+def refinement(records: Sequence[Record], rounds: int) -> dict[str, Any]:
+    """What critique-and-revise rounds did (`--refine-rounds`): accuracy after each round (a
+    sample that stopped early keeps its last answer), and per round how many revisions turned
+    a right answer wrong and a wrong one right, from the task's own rule (`refine_scores`: the
+    score of every answer in turn). A score of 0.5 or more counts as right (ANLS-style scores
+    lie in between). `stopped` counts why each sample left the loop."""
+    scored = [record for record in records if "refine_scores" in record]
+    per_round: list[float] = []
+    right_to_wrong, wrong_to_right = [0] * rounds, [0] * rounds
+    for step in range(rounds + 1):
+        per_round.append(mean(_score_at(record, step) for record in scored))
+    for record in scored:
+        right = [score >= 0.5 for score in record["refine_scores"]]
+        for step, (before, after) in enumerate(pairwise(right)):
+            right_to_wrong[step] += before and not after
+            wrong_to_right[step] += after and not before
+    stopped: dict[str, int] = defaultdict(int)
+    for record in scored:
+        stopped[record["refinement"]["stopped"]] += 1
+    return {
+        "rounds": rounds,
+        "accuracy_per_round": per_round,
+        "right_to_wrong": right_to_wrong,
+        "wrong_to_right": wrong_to_right,
+        "revised": sum(len(record["refine_scores"]) > 1 for record in scored),
+        "stopped": dict(sorted(stopped.items())),
+    }
+
+
+def _score_at(record: Record, step: int) -> float:
+    scores = record["refine_scores"]
+    return float(scores[min(step, len(scores) - 1)])

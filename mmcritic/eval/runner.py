@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.schema import RecordError
+from mmcritic.eval import metrics
 from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import (
     Backend,
@@ -66,7 +67,7 @@ REPLAY_PREFIX = "replay:"
 Judge = JudgeLike
 # Settings a resumed run must share with the run it continues; limit and batch size may change.
 _RESUMABLE = ("model", "protocol", "think_suffix", "bon_n", "bon_strategy", "temperature")
-_RESUMABLE += ("both_orders", "critic_votes")
+_RESUMABLE += ("both_orders", "critic_votes", "refine_rounds", "refine_each")
 _RESUMABLE += ("seed", "max_new_tokens", "task_data", "media_root")
 # Sample lines that are not in the metrics, by the key that marks them, with the results.json
 # fields that count and list them: the engine gave no response (redone by --resume), the row
@@ -91,6 +92,9 @@ class EvalOptions:
     `temperature` and picks one with `bon_strategy`; `both_orders` judges every critic pair in
     both orders (critic tasks and self-critique alike); `critic_votes` > 1 samples that many
     critiques of each critic pair at `temperature` and takes their majority verdict (Voting@k).
+    `refine_rounds` k > 0 lets the model critique its policy answers and revise them, up to k
+    rounds (`mmcritic.inference.refine`); with `bon_n` > 1 the chosen answer is refined, or
+    with `refine_each` every candidate before the pick.
     `engine` serves the model another way than transformers in this process (`--engine`);
     with `openai`, `model` is the served model name.
     """
@@ -107,6 +111,8 @@ class EvalOptions:
     temperature: float = 1.0
     both_orders: bool = False
     critic_votes: int = 1
+    refine_rounds: int = 0
+    refine_each: bool = False
     protocol: str = "r1"
     think_suffix: bool = True
     max_new_tokens: int | None = None
@@ -147,6 +153,7 @@ class EvalOptions:
             raise ValueError("critic_votes > 1 samples critiques: set temperature > 0")
         if self.critic_votes > 1 and self.model.startswith(REPLAY_PREFIX):
             raise ValueError("--critic-votes samples new critiques; a replay file holds one each")
+        self._check_refinement()
         protocol(self.protocol)
         if not self.think_suffix and self.protocol != "r1":
             raise ValueError(
@@ -155,6 +162,20 @@ class EvalOptions:
             )
         if self.max_new_tokens is not None and self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
+
+    def _check_refinement(self) -> None:
+        if self.refine_rounds < 0:
+            raise ValueError(f"refine_rounds must be 0 or more, got {self.refine_rounds}")
+        if self.refine_each and (self.refine_rounds == 0 or self.bon_n == 1):
+            raise ValueError(
+                "refine_each refines every Best-of-N candidate: it needs "
+                "refine_rounds > 0 and bon_n > 1"
+            )
+        if self.refine_rounds and self.model.startswith(REPLAY_PREFIX):
+            raise ValueError(
+                "--refine-rounds asks the model for critiques and revisions; a "
+                "replay file holds one response each"
+            )
 
     @property
     def generation(self) -> Generation:
@@ -168,6 +189,8 @@ class EvalOptions:
             both_orders=self.both_orders,
             critic_votes=self.critic_votes,
             seed=self.seed,
+            refine_rounds=self.refine_rounds,
+            refine_each=self.refine_each,
         )
 
     @property
@@ -536,6 +559,11 @@ def _policy_record(
         "score": scored.score,
         "meta": problem.meta,
     }
+    if "refinement" in output.extra:
+        steps = output.extra["refinement"]["steps"]
+        record["refine_scores"] = [
+            task.score(final_answer(step["answer"]), problem).score for step in steps
+        ]
     if judged is not None:
         record |= {
             "rule_score": scored.score,
@@ -606,6 +634,8 @@ def _task_result(
     }
     if task.kind == "critic":
         result["verdict_sources"] = verdict_sources(records)
+    if any("refine_scores" in record for record in records):
+        result["refinement"] = metrics.refinement(records, options.refine_rounds)
     return result
 
 
@@ -626,6 +656,8 @@ def protocol_settings(task: Task, options: EvalOptions) -> dict[str, Any]:
             overrides["think_suffix"] = False
     if options.bon_n > 1 and task.kind == "policy":
         overrides |= {"bon_n": options.bon_n, "temperature": options.temperature}
+    if options.refine_rounds and task.kind == "policy":
+        overrides |= {"refine_rounds": options.refine_rounds, "refine_each": options.refine_each}
     return settings | {"overrides": overrides}
 
 

@@ -1,5 +1,7 @@
-"""The model as a critic: which of two responses is better (pairwise), or how good one is
-(pointwise), for a question about images or videos (one `Media` or a sequence of them).
+"""The model as a critic: which of two responses is better (pairwise), how good one is
+(pointwise), or what is wrong with one answer and whether it is correct (critique, which
+test-time refinement feeds back to the policy), for a question about images or videos (one
+`Media` or a sequence of them).
 
 Prompts are the package's own templates with the think/boxed instruction, the prompts the critic
 was trained on; verdicts are read by the training reward's parser. An answer that cannot be read
@@ -25,6 +27,7 @@ from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput, media_counts
 from mmcritic.inference.votes import majority_vote
 from mmcritic.rewards.answers import parse_score, rationale
+from mmcritic.rewards.correctness import parse_correctness, shown_critique
 from mmcritic.rewards.parsing import parse_verdict
 
 PairItem = tuple[MediaInput, str, str, str]
@@ -90,12 +93,29 @@ class Score:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Critique:
+    """A critique of one answer: `accepts` is the boxed verdict (True: correct, False:
+    incorrect, None: unreadable, `reason` says why, or the engine gave none, `failure` says
+    why); `text` is the critique the policy is shown (`shown_critique`)."""
+
+    accepts: bool | None
+    text: str
+    raw: str
+    reason: str
+    failure: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 class Critic(FromPretrained):
     """Judges responses with a vision-language model; greedy decoding, so judgements repeat.
 
     `allow_ties` adds the template's tie clause (use it for critics trained with ties kept);
     `template` / `pointwise_template` take a built-in template name or a file; `scale` is the
-    pointwise scale the prompt asks for; `engine` replaces the engine built from model and
+    pointwise scale the prompt asks for; `critique_template` is the one-answer critique prompt
+    (`critique` by default); `engine` replaces the engine built from model and
     processor (a server's, or one shared with a policy). `keep_failures` returns a judgement
     the engine lost as one without a verdict and with its `failure`, instead of raising (the
     critic reward leaves such rollouts out). Every `media` argument takes one `Media`, a
@@ -112,6 +132,7 @@ class Critic(FromPretrained):
         allow_ties: bool = False,
         template: str | None = None,
         pointwise_template: str | None = None,
+        critique_template: str | None = None,
         scale: int = 10,
         engine: Engine | None = None,
         vote_temperature: float = 1.0,
@@ -123,6 +144,7 @@ class Critic(FromPretrained):
         self.allow_ties = allow_ties
         self.pairwise_template = load_template(template, "pairwise")
         self.pointwise_template = load_template(pointwise_template, "pointwise")
+        self.critique_template = load_template(critique_template, "critique")
         self.scale = scale
         self.keep_failures = keep_failures
 
@@ -191,6 +213,29 @@ class Critic(FromPretrained):
             Score(None, "", "", "failed", outcome.describe())
             if isinstance(outcome, RequestFailed)
             else Score(*_scored(outcome[0], self.scale))
+            for outcome in self._generate(requests, self.sampling)
+        ]
+
+    def critique_many(self, items: Sequence[PointItem]) -> list[Critique]:
+        """A critique and a correct/incorrect verdict for each (media, question, answer), in
+        one batched generation. The answer is shown as written; callers that pass a policy's
+        think/boxed text show it in plain words first (`as_judged`)."""
+        requests = [
+            Request(
+                render(
+                    self.critique_template,
+                    question=question,
+                    response=answer,
+                    media=_media_word(media),
+                ),
+                media,
+            )
+            for media, question, answer in items
+        ]
+        return [
+            Critique(None, "", "", "failed", outcome.describe())
+            if isinstance(outcome, RequestFailed)
+            else _critique(outcome[0])
             for outcome in self._generate(requests, self.sampling)
         ]
 
@@ -281,6 +326,11 @@ def _both_orders(first: _Order, swapped: _Order) -> Comparison:
         swapped_vote_margin=swapped.margin,
         failure=first.failure or swapped.failure,
     )
+
+
+def _critique(text: str) -> Critique:
+    verdict = parse_correctness(text)
+    return Critique(verdict.accepts, shown_critique(text), text, verdict.reason)
 
 
 def _scored(text: str, scale: int) -> tuple[float | None, str, str, str]:

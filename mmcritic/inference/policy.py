@@ -11,9 +11,11 @@ from mmcritic.data.prompts import load_template, render, think_boxed_suffix
 from mmcritic.inference.engines.base import Engine, Request, Sampling
 from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput
-from mmcritic.rewards.answers import final_boxed
+from mmcritic.rewards.answers import as_judged, final_boxed
 
 QuestionItem = tuple[MediaInput, str]
+# (media, question, the earlier answer as written, the critique of it as the policy is shown it)
+RevisionItem = tuple[MediaInput, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,9 @@ class Answer:
 class Policy(FromPretrained):
     """Answers questions; `top_p` applies when sampling (temperature > 0); `engine` replaces the
     generation backend built from model and processor. `think_suffix=False` asks without the
-    think/boxed instruction, to measure what the instruction itself adds. `media` arguments take
-    one `Media`, a sequence shown in order, or None for text only."""
+    think/boxed instruction, to measure what the instruction itself adds; `refine_template` is
+    the prompt that asks for a revision given a critique (`refine` by default). `media`
+    arguments take one `Media`, a sequence shown in order, or None for text only."""
 
     def __init__(
         self,
@@ -44,11 +47,13 @@ class Policy(FromPretrained):
         template: str | None = None,
         think_suffix: bool = True,
         engine: Engine | None = None,
+        refine_template: str | None = None,
     ):
         self.engine = engine or engine_for(model, processor, batch_size)
         self.max_new_tokens, self.top_p = max_new_tokens, top_p
         self.template = load_template(template, "verifiable")
         self.think_suffix = think_suffix
+        self.refine_template = load_template(refine_template, "refine")
 
     def answer(
         self,
@@ -74,6 +79,32 @@ class Policy(FromPretrained):
         requests = [Request(self._prompt(question), media) for media, question in items]
         outputs = self.engine.generate(requests, sampling)
         return [[Answer(text, final_boxed(text)) for text in samples] for samples in outputs]
+
+    def revise_many(
+        self,
+        items: Sequence[RevisionItem],
+        temperature: float = 0.0,
+        seed: int | None = 0,
+    ) -> list[Answer]:
+        """One revised answer per (media, question, earlier answer, critique): the question
+        again with the earlier answer in plain words (`as_judged`) and the critique."""
+        _check_sampling(1, temperature)
+        sampling = Sampling(self.max_new_tokens, 1, temperature, self.top_p, seed)
+        requests = [
+            Request(
+                render(
+                    self.refine_template,
+                    think_suffix=self.think_suffix,
+                    question=question,
+                    answer=as_judged(answer),
+                    critique=critique,
+                ),
+                media,
+            )
+            for media, question, answer, critique in items
+        ]
+        outputs = self.engine.generate(requests, sampling)
+        return [Answer(samples[0], final_boxed(samples[0])) for samples in outputs]
 
     def _prompt(self, question: str) -> str:
         """The question with the think/boxed instruction when asked for and not already there."""

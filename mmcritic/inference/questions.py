@@ -1,7 +1,8 @@
 """A model's answers to synthetic policy questions, and how many are right.
 
-The instruct base reports its accuracy this way (`mmcritic.train.instruct_base`), and the toy
-studies judge the same answers with the model as its own critic (`benchmarks/critic_to_policy.py`).
+The instruct base reports its accuracy this way (`mmcritic.train.instruct_base`), the toy
+studies judge the same answers with the model as its own critic (`benchmarks/critic_to_policy.py`),
+and `critique_data` turns a policy's answers into critique records (`mmcritic critique-data`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,30 @@ def with_own_answers(model_dir: Path, records: list[Record], budget: MediaBudget
     ]
 
 
+def answer_texts(
+    policy: Any,
+    questions: list[Record],
+    budget: MediaBudget,
+    samples: int,
+    temperature: float,
+    seed: int,
+) -> list[list[str]]:
+    """`samples` answer texts of `policy` (a `Policy`) to each record's question about its
+    images and videos, sampled at `temperature` (greedy, one each, at 0)."""
+    items = [(record_media(record, budget), record.meta["question"]) for record in questions]
+    answers = policy.answer_many(items, n=samples, temperature=temperature, seed=seed)
+    return [[answer.text for answer in per_question] for per_question in answers]
+
+
+def record_media(record: Record, budget: MediaBudget) -> list[Any]:
+    """A record's images and videos as the policy is shown them, within `budget`."""
+    from mmcritic.inference.media import Media
+
+    image = budget.image
+    shown = [Media.image(path, image.min_pixels, image.max_pixels) for path in record.images]
+    return shown + [Media.video_in(path, budget.video) for path in record.videos]
+
+
 def _policy(model_dir: Path) -> tuple[Any, Any, Any]:
     from mmcritic.inference import Policy
     from mmcritic.inference.engines import load_model_for_inference
@@ -87,3 +112,36 @@ def _items(records: list[Record], budget: MediaBudget) -> list[tuple[Any, str]]:
 def same_answer(answer: str | None, reference: str) -> bool:
     """Whether a final answer is the reference answer, both normalized."""
     return answer is not None and normalize_answer(answer) == normalize_answer(reference)
+
+
+def critique_data(
+    policy: Any,
+    data_dir: Path,
+    out_dir: Path,
+    samples: int,
+    temperature: float,
+    seed: int,
+    budget: MediaBudget,
+) -> dict[str, Any]:
+    """Critique records in `out_dir` from `samples` answers of `policy` (a `Policy`) to each
+    verifiable question in `data_dir` (`mmcritic.data.critiques`); returns the folder's stats
+    with the share of answers that are right (a critic needs both kinds to learn from)."""
+    from mmcritic.data.critiques import write_critique_data
+    from mmcritic.data.dataset import read_records
+
+    questions = read_records(data_dir)
+    answerable = [q for q in questions if q.kind == "verifiable" and q.meta.get("question")]
+    texts = dict(
+        zip(
+            (q.id for q in answerable),
+            answer_texts(policy, answerable, budget, samples, temperature, seed),
+            strict=True,
+        )
+    )
+    settings = {"data": str(data_dir), "samples": samples, "temperature": temperature, "seed": seed}
+    stats = write_critique_data(
+        out_dir, questions, [texts.get(q.id, []) for q in questions], settings
+    )
+    written = read_records(out_dir)
+    right = sum(record.answer == "correct" for record in written)
+    return stats | {"right_share": right / len(written) if written else 0.0}

@@ -1,11 +1,12 @@
-"""One critique or one Best-of-N run from a model path or a server: open the engine, judge or
-sample and select, return a JSON-able dict. `mmcritic critique` and `mmcritic best-of-n` call
-these, and so can a script; the command line only parses flags."""
+"""One critique, one Best-of-N run or one refinement from a model path or a server: open the
+engine, judge, sample and select, or critique and revise, return a JSON-able dict. `mmcritic
+critique`, `mmcritic best-of-n` and `mmcritic refine` call these, and so can a script; the
+command line only parses flags."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from mmcritic.inference.critic import Critic
 from mmcritic.inference.engines import Engine, EngineOptions, open_engine
 from mmcritic.inference.media import Media
 from mmcritic.inference.policy import Policy
+from mmcritic.inference.refine import refine, select_and_refine
 from mmcritic.inference.self_critique import Strategy, best_of_n
 
 
@@ -127,4 +129,71 @@ def sample_and_select(
         "temperature": temperature,
         **result.to_dict(raw),
         "seconds": {"sampling": sampled - started, "selection": selected - sampled},
+    }
+
+
+@dataclass(frozen=True)
+class RefineOptions:
+    """How `refine_answer` refines: `rounds` of critique and revision; with `n` > 1 answers
+    sampled at `temperature` and picked by `strategy` (the pick refined, or every answer
+    before the pick with `refine_each`); `critic` is another model's engine (None: the model
+    critiques itself)."""
+
+    rounds: int = 2
+    n: int = 1
+    strategy: Strategy = "knockout"
+    refine_each: bool = False
+    both_orders: bool = False
+    temperature: float = 1.0
+    seed: int = 0
+    critic: EngineOptions | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.refine_each and self.n == 1:
+            raise ValueError("--refine-each refines every one of --n answers: give --n > 1")
+
+
+def refine_answer(
+    options: ModelOptions,
+    media: Media,
+    question: str,
+    refining: RefineOptions,
+    answer: str | None = None,
+) -> dict[str, Any]:
+    """The model answers (or `answer` is given), a critic critiques, the model revises, for up
+    to `refining.rounds` rounds; with `refining.n` > 1, Best-of-N and refinement together."""
+    engine = options.open()
+    policy = Policy.on(engine, max_new_tokens=options.max_new_tokens)
+    critic_engine = open_engine(refining.critic) if refining.critic is not None else engine
+    critic = Critic.on(critic_engine, max_new_tokens=options.max_new_tokens)
+    summary = {"media": media.describe(), "question": question, "rounds": refining.rounds}
+    started = time.perf_counter()
+    if refining.n == 1:
+        first = answer if answer is not None else policy.answer(media, question)[0].text
+        refined = refine(policy, critic, media, question, first, refining.rounds)
+        result = refined.to_dict()
+    else:
+        if answer is not None:
+            raise ValueError("--answer is one answer to refine; --n samples the model's own")
+        sampled = policy.answer(
+            media, question, n=refining.n, temperature=refining.temperature, seed=refining.seed
+        )
+        result = select_and_refine(
+            policy,
+            critic,
+            media,
+            question,
+            [a.text for a in sampled],
+            refining.rounds,
+            strategy=refining.strategy,
+            refine_each=refining.refine_each,
+            both_orders=refining.both_orders,
+            seed=refining.seed,
+        ).to_dict()
+    critic_name = refining.critic.describe() if refining.critic else "the model itself"
+    return {
+        **summary,
+        "critic": critic_name,
+        **result,
+        "seconds": time.perf_counter() - started,
     }

@@ -47,15 +47,16 @@ def final_boxed(text: str) -> str | None:
     return boxes[-1].strip() if boxes else None
 
 
-def as_judged(text: str) -> str:
+def as_judged(text: str, label: str = "Final answer") -> str:
     """A policy's answer as a critic is shown it: the reasoning, then "Final answer: X" for the
     boxed answer, in plain words. Think tags, boxes and any other verdict marker are taken out:
     a critic writes its own verdict with them, so an answer that carried them could write the
-    judge's verdict for it (the same markers the data guards reject in preference data)."""
+    judge's verdict for it (the same markers the data guards reject in preference data). A
+    critique shown to the policy is read the same way, its box as "Verdict: X"."""
     answer = final_boxed(text)
     shown = _unmarked(rationale(text))
     if answer is not None:
-        shown = f"{shown}\nFinal answer: {_unmarked(answer)}".strip()
+        shown = f"{shown}\n{label}: {_unmarked(answer)}".strip()
     return shown
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmcritic.rewards.answers import final_boxed, normalize_answer
+from mmcritic.rewards.correctness import parse_correctness
 from mmcritic.rewards.parsing import has_think_box_format, normalize_choice, parse_verdict
 
 if TYPE_CHECKING:
@@ -151,6 +152,33 @@ class AnswerReward:
         ]
 
 
+class CritiqueVerdictReward:
+    """Discriminability on critique rows (`kind: critique`): 1.0 when the critique's boxed
+    verdict (`parse_correctness`) says what the critiqued answer is, "correct" or "incorrect",
+    else 0.0 (an unreadable verdict too); None on other rows. Logged: accuracy on right and on
+    wrong answers apart (a critic that calls everything wrong is right on half), and the share
+    of unreadable verdicts."""
+
+    __name__ = "critique_verdict"
+
+    def __call__(
+        self, completions: list, answer: list, kind: list, **kwargs: Any
+    ) -> list[float | None]:
+        rows = [i for i, row_kind in enumerate(kind) if row_kind == "critique"]
+        verdicts = {i: parse_correctness(completion_text(completions[i])) for i in rows}
+        rewards: list[float | None] = [None] * len(completions)
+        for i in rows:
+            rewards[i] = float(verdicts[i].accepts == (answer[i] == "correct"))
+        log_metric: Callable[[str, float], None] | None = kwargs.get("log_metric")
+        if log_metric is not None and rows:
+            truths = [answer[i] for i in rows]
+            for truth, value in _mean_by(truths, [rewards[i] for i in rows]).items():
+                log_metric(f"critique/accuracy_on_{truth}", value)
+            unreadable = sum(verdicts[i].accepts is None for i in rows)
+            log_metric("critique/unreadable", unreadable / len(rows))
+        return rewards
+
+
 def answer_matches(completion: str, truth: str) -> bool:
     """Whether a completion's final boxed answer is `truth` (case, spacing, `$` and a trailing
     period aside, or the same number): the answer reward's rule, and the held-out policy's."""
@@ -255,15 +283,22 @@ def reward_plan(weights: RewardWeights, kinds: Sequence[str]) -> list[tuple[str,
     combination is decided.
 
     Rows are judged by what they are: pairwise rows by the preference reward (the verdict),
-    verifiable rows by the answer reward (the reference); both sit in the correctness slot,
+    verifiable rows by the answer reward (the reference), critique rows by whether the verdict
+    is right about the critiqued answer (discriminability); all sit in the correctness slot,
     weighted `weights.correctness_weight` (default 1 - format weight: LLaVA-Critic-R1's
     `(1 - w) * preference + w * format`, w = 0.1). The format reward (think/boxed shape) applies
-    to every row. The consistency reward and a critic's judgement join only when weighted."""
+    to every row. The consistency reward, a critic's judgement and the refinement reward on
+    critique rows (helpfulness: is the policy's revision guided by the critique right,
+    `mmcritic.train.refinement_reward`) join only when weighted."""
     plan = []
     if "pairwise" in kinds:
         plan.append(("preference", weights.correctness_weight))
     if "verifiable" in kinds:
         plan.append(("answer", weights.correctness_weight))
+    if "critique" in kinds:
+        plan.append(("critique_verdict", weights.correctness_weight))
+        if weights.refinement_weight:
+            plan.append(("refinement", weights.refinement_weight))
     plan.append(("format", weights.format_weight))
     if weights.consistency_weight:
         plan.append(("consistency", weights.consistency_weight))
@@ -273,21 +308,24 @@ def reward_plan(weights: RewardWeights, kinds: Sequence[str]) -> list[tuple[str,
 
 
 def training_rewards(
-    weights: RewardWeights, kinds: Sequence[str], critic: Any = None
+    weights: RewardWeights, kinds: Sequence[str], critic: Any = None, refinement: Any = None
 ) -> tuple[list[Any], list[float]]:
     """The reward functions of `reward_plan` and their weights; `critic` is the critic reward
-    (`mmcritic.train.critic_reward.CriticJudgeReward`) when the plan weighs one."""
+    (`mmcritic.train.critic_reward.CriticJudgeReward`) and `refinement` the refinement reward
+    (`mmcritic.train.refinement_reward.RefinementReward`) when the plan weighs them."""
     made = {
         "preference": PreferenceReward,
         "answer": AnswerReward,
+        "critique_verdict": CritiqueVerdictReward,
         "format": FormatReward,
         "consistency": ConsistencyReward,
     }
+    given = {"critic": critic, "refinement": refinement}
     functions, factors = [], []
     for name, weight in reward_plan(weights, kinds):
-        if name == "critic" and critic is None:
-            raise ValueError("a critic weight needs a critic reward (rewards.critic_model)")
-        functions.append(critic if name == "critic" else made[name]())
+        if name in given and given[name] is None:
+            raise ValueError(f"a {name} weight needs a {name} reward")
+        functions.append(given[name] if name in given else made[name]())
         factors.append(weight)
     return functions, factors
 
@@ -301,6 +339,7 @@ class RewardWeights:
     consistency_weight: float = 0.0
     critic_weight: float = 0.0
     correctness: float | None = None
+    refinement_weight: float = 0.0
 
     @property
     def correctness_weight(self) -> float:

@@ -131,6 +131,18 @@ class RewardSettings:
     critic_device: Literal["auto", "cpu", "cuda"] = "auto"
     critic_max_new_tokens: int = 512
     critic_batch_size: int = 16
+    # Critique rows (`kind: critique`, made by `mmcritic critique-data`) are rewarded in the
+    # correctness slot for discriminability (the verdict right about the answer), and + r *
+    # refinement for helpfulness: the current policy, frozen for the step, revises each answer
+    # its critique rejects, and the reward is whether the revision is right (an accepted answer
+    # stands: its own truth; an unreadable verdict: 0). Critique-RL's two stages: helpfulness
+    # counts from step `refinement_from_step` on (stage II), discriminability alone before it
+    # (stage I); 0 counts both from the start, as RefCritic's dual reward does.
+    refinement_weight: float = 0.0
+    refinement_from_step: int = 0
+    refinement_max_new_tokens: int = 512
+    refinement_temperature: float = 0.0
+    refinement_batch_size: int = 16
 
 
 @dataclass
@@ -510,6 +522,11 @@ FIELD_RANGES: dict[str, Bound] = {
     "rewards.critic_timeout_s": _POSITIVE,
     "rewards.critic_max_new_tokens": _COUNT,
     "rewards.critic_batch_size": _COUNT,
+    "rewards.refinement_weight": _WEIGHT,
+    "rewards.refinement_from_step": Bound(0, note="0: helpfulness from the first step"),
+    "rewards.refinement_max_new_tokens": _COUNT,
+    "rewards.refinement_temperature": Bound(0, note="0: greedy revisions"),
+    "rewards.refinement_batch_size": _COUNT,
     "grpo.num_generations": Bound(2, note="advantages compare the rollouts of a group"),
     "grpo.temperature": Bound(0, low_open=True, note="TRL divides the logits by it"),
     "grpo.top_p": Bound(0, 1, low_open=True),

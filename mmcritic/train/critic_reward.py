@@ -135,14 +135,7 @@ class CriticJudgeReward:
         return rewards
 
     def _media(self, images: Sequence[str], videos: Sequence[str], options: str) -> list[Any]:
-        from mmcritic.inference.media import Media
-
-        image = self.budget.image
-        video = self.budget.video.with_overrides(json.loads(options or "{}"))
-        return [
-            *(Media.image(path, image.min_pixels, image.max_pixels) for path in images),
-            *(Media.video_in(path, video) for path in videos),
-        ]
+        return row_media(self.budget, images, videos, options)
 
     def _pointwise(
         self, media: list[Any], questions: list[str], texts: list[str], step: _Step
@@ -200,6 +193,21 @@ class CriticJudgeReward:
             if len(rows) > 1
             for index in range(0, len(rows) - 1, 2)
         ]
+
+
+def row_media(
+    budget: MediaBudget, images: Sequence[str], videos: Sequence[str], options: str
+) -> list[Any]:
+    """A training row's images and videos (its `image_paths`, `video_paths` and
+    `video_options` columns) as a model outside the training pass is shown them."""
+    from mmcritic.inference.media import Media
+
+    image = budget.image
+    video = budget.video.with_overrides(json.loads(options or "{}"))
+    return [
+        *(Media.image(path, image.min_pixels, image.max_pixels) for path in images),
+        *(Media.video_in(path, video) for path in videos),
+    ]
 
 
 def _score_match(

@@ -132,6 +132,10 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
             "responses": list(record.meta.get("responses") or []),
             "rationale": str(record.meta.get("rationale", "")),
             "own_answer": str(record.meta.get("own_answer") or ""),
+            # critique rows: the critiqued answer as written (the policy revises it) and the
+            # reference a revision is scored against (`train.refinement_reward`)
+            "answer_text": str(record.meta.get("answer_text", "")),
+            "reference": str(record.meta.get("reference", "")),
         }
         for record in records
     ]

@@ -162,17 +162,19 @@ class CriticGRPOTrainer(
 
     @contextmanager
     def _judging_itself(self) -> Iterator[None]:
-        """For a critic reward that is the policy itself (`rewards.critic_model: self`): the
-        model, gathered as for generation and without gradients, judges this step's rollouts."""
+        """For rewards that ask the model being trained: a critic reward that is the policy
+        itself (`rewards.critic_model: self`) and the refinement reward (the policy revises
+        its answers given each critique). The model, gathered as for generation and without
+        gradients, judges or revises this step's rollouts."""
         judges = [f for f in self.reward_funcs if getattr(f, "judges_itself", False)]
-        if not judges:
+        revisers = [f for f in self.reward_funcs if getattr(f, "revises_with_policy", False)]
+        if not judges and not revisers:
             yield
             return
         from trl.models import unwrap_model_for_generation
 
-        from mmcritic.inference import Critic
+        from mmcritic.inference import Critic, Policy
 
-        options = judges[0].options
         with (
             unwrap_model_for_generation(
                 self.model_wrapped,
@@ -181,19 +183,31 @@ class CriticGRPOTrainer(
             ) as model,
             torch.no_grad(),
         ):
-            critic = Critic(
-                model,
-                self.processing_class,
-                options.max_new_tokens,
-                batch_size=options.batch_size,
-            )
             for judge in judges:
-                judge.bind(critic)
+                options = judge.options
+                judge.bind(
+                    Critic(
+                        model,
+                        self.processing_class,
+                        options.max_new_tokens,
+                        batch_size=options.batch_size,
+                    )
+                )
+            for reviser in revisers:
+                options = reviser.options
+                reviser.bind(
+                    Policy(
+                        model,
+                        self.processing_class,
+                        options.max_new_tokens,
+                        batch_size=options.batch_size,
+                    )
+                )
             try:
                 yield
             finally:
-                for judge in judges:
-                    judge.bind(None)
+                for function in (*judges, *revisers):
+                    function.bind(None)
 
     def _log_rollouts(self, inputs: list[dict], advantages: torch.Tensor) -> None:
         """One line per rollout batch of the main process: its prompts, and each rollout's

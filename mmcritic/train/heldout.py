@@ -27,6 +27,7 @@ from mmcritic.data.media import MediaBudget
 from mmcritic.data.pairs import pair_key, with_both_orders
 from mmcritic.data.schema import Record
 from mmcritic.models.generation import generate
+from mmcritic.rewards.correctness import parse_correctness
 from mmcritic.rewards.critic import answer_matches
 from mmcritic.rewards.parsing import REASONS, has_think_box_format, parse_verdict
 from mmcritic.train.examples import MediaLoader
@@ -102,7 +103,41 @@ def heldout_report(
         report = critic_report(model, processor, records, budget, max_new_tokens)
     if any(_has_reference(record) for record in records):
         report["policy"] = policy_report(model, processor, records, budget, max_new_tokens)
+    if any(record.kind == "critique" for record in records):
+        report["critique"] = critique_report(model, processor, records, budget, max_new_tokens)
     return report
+
+
+def critique_report(
+    model: Any,
+    processor: Any,
+    records: list[Record],
+    budget: MediaBudget,
+    max_new_tokens: int = 128,
+    batch_size: int = 16,
+) -> dict[str, Any]:
+    """Greedy critiques of the critique records' answers: how often the verdict is right
+    about the answer (discriminability), apart on right and on wrong answers (a critic that
+    rejects everything is right on every wrong one), and the format rate."""
+    critiques = [record for record in records if record.kind == "critique"]
+    completions = _greedy(model, processor, critiques, budget, max_new_tokens, batch_size)
+    accepts = [parse_correctness(text).accepts for text in completions]
+    right = [
+        verdict == (record.answer == "correct")
+        for verdict, record in zip(accepts, critiques, strict=True)
+    ]
+    truths = [record.answer for record in critiques]
+    rates = {
+        "accuracy": _rate(right),
+        "accuracy_on_correct": _rate(
+            r for r, t in zip(right, truths, strict=True) if t == "correct"
+        ),
+        "accuracy_on_incorrect": _rate(
+            r for r, t in zip(right, truths, strict=True) if t != "correct"
+        ),
+        "format_rate": _rate(has_think_box_format(text) for text in completions),
+    }
+    return _rates_report(rates)
 
 
 def policy_report(

@@ -50,6 +50,7 @@ from mmcritic.train.grpo_trainer import ROLLOUT_LOG
 from mmcritic.train.heldout import HeldoutCallback, heldout_report
 from mmcritic.train.model_card import copy_card
 from mmcritic.train.progress import use_compact_progress
+from mmcritic.train.refinement_reward import RefinementOptions, RefinementReward
 from mmcritic.train.resume import trim_rollout_log, use_resumable_tensorboard
 from mmcritic.train.trl_configs import config_as_json, grpo_config, sft_config
 
@@ -217,6 +218,7 @@ def reward_weights(recipe: Recipe) -> RewardWeights:
         consistency_weight=rewards.consistency_weight,
         critic_weight=rewards.critic_weight,
         correctness=rewards.correctness_weight,
+        refinement_weight=rewards.refinement_weight,
     )
 
 
@@ -250,6 +252,20 @@ def critic_reward(recipe: Recipe, device: str) -> CriticJudgeReward | None:
         model, processor = load_model_for_inference(rewards.critic_model, critic_device, "auto")
         judge.bind(Critic(model, processor, tokens, batch_size=batch))
     return judge
+
+
+def refinement_reward(recipe: Recipe) -> RefinementReward | None:
+    """The helpfulness reward on critique rows, when the recipe weighs it."""
+    rewards = recipe.rewards
+    if not rewards.refinement_weight:
+        return None
+    options = RefinementOptions(
+        from_step=rewards.refinement_from_step,
+        max_new_tokens=rewards.refinement_max_new_tokens,
+        temperature=rewards.refinement_temperature,
+        batch_size=rewards.refinement_batch_size,
+    )
+    return RefinementReward(options, recipe.data.media_budget)
 
 
 def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
@@ -411,7 +427,10 @@ def make_trainer(
 
     tokens = vision_token_ids(processor.tokenizer)
     functions, weights = training_rewards(
-        reward_weights(recipe), dataset.unique("kind"), critic_reward(recipe, device)
+        reward_weights(recipe),
+        dataset.unique("kind"),
+        critic_reward(recipe, device),
+        refinement_reward(recipe),
     )
     return CriticGRPOTrainer(
         model=model,
