@@ -159,6 +159,24 @@ class PoiseSettings:
 
 
 @dataclass
+class CritiqueGRPOSettings:
+    """Critique-GRPO (`mmcritic.train.critique_grpo`): each prompt's group holds its sampled
+    answers and one critique-guided refinement of them, learnt from together."""
+
+    enabled: bool = False
+    # who critiques each sampled answer: "reference", the official run's rule-based critique
+    # from the row's reference answer ("simple_gt"); "self", the policy with the critique
+    # prompt, frozen for the step (the paper's self-critiquing)
+    critic: Literal["reference", "self"] = "reference"
+    # the shaping f(p) = p / (p + gamma) on the refinement's tokens (the paper's 0.1)
+    shaping_gamma: float = 0.1
+    max_new_tokens: int = 512
+    # revisions (and self critiques) greedy at 0
+    temperature: float = 0.0
+    batch_size: int = 16
+
+
+@dataclass
 class GRPOSettings:
     # R1: n = 8 rollouts per prompt, temperature 1.0, top_p 0.99, responses up to 2,048 tokens.
     num_generations: int = 8
@@ -191,6 +209,9 @@ class GRPOSettings:
     # batch or none.
     baseline: Literal["group", "poise"] = "group"
     poise: PoiseSettings = field(default_factory=PoiseSettings)
+    # Critique-GRPO: the last rollout of each group replaced by a critique-guided refinement of
+    # the group's answers, its tokens trained with a shaped objective (`critique_grpo`)
+    critique_grpo: CritiqueGRPOSettings = field(default_factory=CritiqueGRPOSettings)
     # Rollout steps per generation: R1 makes 2 optimizer steps per rollout batch.
     steps_per_generation: int | None = None
     # Drop prompt groups whose rewards are all equal (no learning signal) and refill the batch.
@@ -336,6 +357,7 @@ class Recipe:
                 "sampling keeps or drops each order's group alone and would split pairs"
             )
         found += self._baseline_problems()
+        found += self._critique_grpo_problems()
         rollout_rows = self.optim.per_device_train_batch_size * (
             self.grpo.steps_per_generation or self.optim.gradient_accumulation_steps
         )
@@ -375,6 +397,45 @@ class Recipe:
                     f"grpo.baseline: poise and grpo.{name} cannot be combined: POISE gives "
                     "every rollout its baseline from the probe, not from its group's rewards"
                 )
+        return found
+
+    def _critique_grpo_problems(self) -> list[str]:
+        """Critique-GRPO puts a refinement in each group's last slot and trains its tokens
+        with its own term: what that needs of the rest of the recipe."""
+        grpo = self.grpo
+        if not grpo.critique_grpo.enabled:
+            return []
+        found = []
+        if grpo.loss_type != "dapo":
+            found.append(
+                "grpo.critique_grpo needs grpo.loss_type: dapo (the refinement's term is "
+                "normalised as the token-level loss of the rest of the batch)"
+            )
+        if grpo.use_vllm:
+            found.append(
+                "grpo.critique_grpo refines with the trainer's own generation; vLLM rollouts "
+                "would score the refinement with vLLM log-probs of another answer: set "
+                "grpo.use_vllm: false"
+            )
+        if grpo.num_generations < 3:
+            found.append(
+                "grpo.critique_grpo needs grpo.num_generations >= 3: two sampled answers and "
+                "the refinement in each group"
+            )
+        rows = self.optim.per_device_train_batch_size * (
+            grpo.steps_per_generation or self.optim.gradient_accumulation_steps
+        )
+        if rows % grpo.num_generations:
+            found.append(
+                f"grpo.critique_grpo refines within each process's groups: optim."
+                f"per_device_train_batch_size x steps per generation ({_excerpt(rows)}) must be "
+                f"a multiple of grpo.num_generations ({_excerpt(grpo.num_generations)})"
+            )
+        if grpo.dynamic_sampling or grpo.both_orders or grpo.baseline != "group":
+            found.append(
+                "grpo.critique_grpo takes the group baseline over answers and refinement: "
+                "without grpo.dynamic_sampling, grpo.both_orders or grpo.baseline: poise"
+            )
         return found
 
     def missing(self) -> list[str]:
@@ -540,6 +601,10 @@ FIELD_RANGES: dict[str, Bound] = {
     "grpo.num_iterations": _COUNT,
     "grpo.steps_per_generation": Bound(1, note="null: optim.gradient_accumulation_steps"),
     "grpo.dynamic_sampling_max_rounds": _COUNT,
+    "grpo.critique_grpo.shaping_gamma": Bound(0, low_open=True, note="f(p) = p / (p + gamma)"),
+    "grpo.critique_grpo.max_new_tokens": _COUNT,
+    "grpo.critique_grpo.temperature": Bound(0, note="0: greedy"),
+    "grpo.critique_grpo.batch_size": _COUNT,
     "grpo.poise.hidden_size": _COUNT,
     "grpo.poise.learning_rate": Bound(0, low_open=True),
     "grpo.poise.updates": _COUNT,

@@ -40,6 +40,7 @@ from trl.trainer.utils import (
     unsplit_pixel_values_by_grid,
 )
 
+from mmcritic.data.media import MediaBudget
 from mmcritic.models.families import family_of
 from mmcritic.models.vllm_media import vllm_video_refusal
 from mmcritic.rewards import weighted_total
@@ -48,7 +49,8 @@ from mmcritic.train.balanced_sampling import (
     PairedSampler,
     PositionBalancedSampler,
 )
-from mmcritic.train.config import PoiseSettings
+from mmcritic.train.config import CritiqueGRPOSettings, PoiseSettings
+from mmcritic.train.critique_grpo import CritiqueGRPOMixin
 from mmcritic.train.dynamic_sampling import concat_rollouts, informative_groups, select_rows
 from mmcritic.train.media_rollout import (
     RowMedia,
@@ -84,7 +86,12 @@ STALL_FRACTION = 0.95
 
 
 class CriticGRPOTrainer(
-    ExactResumeMixin, ModelCardMixin, PoiseMixin, SharedPrefixMixin, GRPOTrainer
+    ExactResumeMixin,
+    ModelCardMixin,
+    PoiseMixin,
+    CritiqueGRPOMixin,
+    SharedPrefixMixin,
+    GRPOTrainer,
 ):
     """GRPO with dynamic sampling, a vision-token guard, a rollout log and exact resume."""
 
@@ -100,10 +107,13 @@ class CriticGRPOTrainer(
         both_orders: bool = False,
         pair_baseline: bool = False,
         poise: PoiseSettings | None = None,
+        critique_grpo: CritiqueGRPOSettings | None = None,
+        critique_budget: MediaBudget | None = None,
         stall_steps: int = 10,
         shared_prefix: bool = False,
         **kwargs: Any,
     ):
+        self.critique_grpo, self.critique_budget = critique_grpo, critique_budget
         self.balance_positions = balance_positions
         self.shared_prefix = shared_prefix
         self._groups_drawn = 0
@@ -161,19 +171,10 @@ class CriticGRPOTrainer(
         return rewards_per_func
 
     @contextmanager
-    def _judging_itself(self) -> Iterator[None]:
-        """For rewards that ask the model being trained: a critic reward that is the policy
-        itself (`rewards.critic_model: self`) and the refinement reward (the policy revises
-        its answers given each critique). The model, gathered as for generation and without
-        gradients, judges or revises this step's rollouts."""
-        judges = [f for f in self.reward_funcs if getattr(f, "judges_itself", False)]
-        revisers = [f for f in self.reward_funcs if getattr(f, "revises_with_policy", False)]
-        if not judges and not revisers:
-            yield
-            return
+    def frozen_model(self) -> Iterator[Any]:
+        """The model being trained, gathered as for generation and without gradients, for
+        rewards and refinements that ask it within a step."""
         from trl.models import unwrap_model_for_generation
-
-        from mmcritic.inference import Critic, Policy
 
         with (
             unwrap_model_for_generation(
@@ -183,20 +184,29 @@ class CriticGRPOTrainer(
             ) as model,
             torch.no_grad(),
         ):
-            for judge in judges:
-                options = judge.options
-                judge.bind(
-                    Critic(
-                        model,
-                        self.processing_class,
-                        options.max_new_tokens,
-                        batch_size=options.batch_size,
-                    )
-                )
-            for reviser in revisers:
-                options = reviser.options
-                reviser.bind(
-                    Policy(
+            yield model
+
+    @contextmanager
+    def _judging_itself(self) -> Iterator[None]:
+        """For rewards that ask the model being trained: a critic reward that is the policy
+        itself (`rewards.critic_model: self`) and the refinement reward (the policy revises
+        its answers given each critique). The frozen model judges or revises this step's
+        rollouts."""
+        judges = [f for f in self.reward_funcs if getattr(f, "judges_itself", False)]
+        revisers = [f for f in self.reward_funcs if getattr(f, "revises_with_policy", False)]
+        if not judges and not revisers:
+            yield
+            return
+        from mmcritic.inference import Critic, Policy
+
+        with self.frozen_model() as model:
+            for function, role in [
+                *((j, Critic) for j in judges),
+                *((r, Policy) for r in revisers),
+            ]:
+                options = function.options
+                function.bind(
+                    role(
                         model,
                         self.processing_class,
                         options.max_new_tokens,
@@ -241,10 +251,15 @@ class CriticGRPOTrainer(
         self._groups_drawn += len(inputs) // self.num_generations
         self._prompt_groups = groups
         try:
-            with self._prompt_work_once(), self._states_from_trl_pass():
+            with (
+                self._prompt_work_once(),
+                self._states_from_trl_pass(),
+                self._refining_rows(inputs),
+            ):
                 rollout = self._rollout_media(inputs)
         finally:
             self._prompt_groups = None
+        self._mark_refined(rollout)
         rollout["prompt_group"] = groups.to(rollout["prompt_ids"].device)
         if self.model.training:
             self._count_generated(rollout["completion_mask"])
@@ -345,6 +360,16 @@ class CriticGRPOTrainer(
             self._media_rows, self._prompt_groups = None, None
 
     def _get_per_token_logps_and_entropies(
+        self, model, input_ids, attention_mask, logits_to_keep, batch_size=None, **kwargs
+    ):
+        result = self._logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep, batch_size, **kwargs
+        )
+        if self._keep_logps:
+            self._kept_logps = result[0]
+        return result
+
+    def _logps_and_entropies(
         self, model, input_ids, attention_mask, logits_to_keep, batch_size=None, **kwargs
     ):
         if self._reads_states(model):

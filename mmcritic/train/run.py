@@ -446,6 +446,8 @@ def make_trainer(
         both_orders=recipe.grpo.both_orders,
         pair_baseline=recipe.grpo.pair_baseline,
         poise=recipe.grpo.poise if recipe.grpo.baseline == "poise" else None,
+        critique_grpo=recipe.grpo.critique_grpo if recipe.grpo.critique_grpo.enabled else None,
+        critique_budget=recipe.data.media_budget,
         shared_prefix=recipe.grpo.shared_prefix,
         stall_steps=recipe.grpo.stall_steps,
         callbacks=callbacks,
