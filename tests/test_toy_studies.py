@@ -81,3 +81,20 @@ def test_critic_in_the_loop_runs_every_part(tmp_path):
     assert 0 <= part["policy_accuracy_after"]["mean"] <= 1
     assert set(summary["both_orders"]) == {"standard", "both_orders"}
     assert set(summary["voting"]) == {"k=1", "k=3"}
+
+
+@pytest.mark.slow
+def test_the_refinement_study_reports_rounds_and_both_policy_runs(tmp_path):
+    from mmcritic_dev.refinement_study import StudyScale, run_seed, summarize
+
+    scale = StudyScale.quick()
+    run = run_seed(tmp_path / "seed_0", 0, scale)
+    summary = summarize([run], scale)
+
+    for when in ("before", "after"):
+        refinement = run["refinement"][when]
+        assert len(refinement["accuracy_per_round"]) == scale.rounds + 1
+        assert sum(refinement["stopped"].values()) == len(scale.tasks) * scale.heldout_questions
+    assert set(run["policy"]) == {"grpo", "critique_grpo"}
+    assert all(0 <= run["policy"][name]["accuracy_after"] <= 1 for name in run["policy"])
+    assert len(summary["refinement_after"]) == scale.rounds + 1

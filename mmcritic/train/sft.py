@@ -14,10 +14,13 @@ from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
 
 from mmcritic.data.prompts import reasoned_answer
 from mmcritic.data.video import LoadedVideo, processor_video_kwargs
+from mmcritic.rewards.answers import final_boxed
 from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.resume import ExactResumeMixin
 
 FORMAT_VERDICTS = ("1", "2")
+# a critique's two verdicts (`templates/critique.txt`), each taught once per critique prompt
+CRITIQUE_VERDICTS = ("correct", "incorrect")
 
 
 def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any]]]:
@@ -31,13 +34,24 @@ def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any
     and answer: one warm start can teach a critic's format and a policy's answers together.
     `target="answer_first"` thinks the model's own answer to the question (`own_answer`) before
     the verdicts: judging then compares each response with an answer already written down.
+    A critique record under `format` gets both verdicts, "correct" and "incorrect", after a
+    think block that restates the critiqued answer: the format, and no label.
     """
     if target in ("format", "answer_first") and row["kind"] == "pairwise":
         thought = own_answer_thought(row["own_answer"]) if target == "answer_first" else ""
         texts = [reasoned_answer(thought, verdict) for verdict in FORMAT_VERDICTS]
+    elif target == "format" and row["kind"] == "critique":
+        thought = critiqued_answer_thought(row["answer_text"])
+        texts = [reasoned_answer(thought, verdict) for verdict in CRITIQUE_VERDICTS]
     else:
         texts = [reasoned_answer(row["rationale"], row["answer"])]
     return [[{"role": "assistant", "content": [{"type": "text", "text": text}]}] for text in texts]
+
+
+def critiqued_answer_thought(answer_text: str) -> str:
+    """A critique warm start's think block: the answer under review, restated."""
+    answer = final_boxed(answer_text)
+    return f"The answer given is {answer}." if answer else "The answer gives no final answer."
 
 
 def own_answer_thought(answer: str) -> str:
