@@ -465,3 +465,41 @@ def test_the_demo_judges_and_answers_through_a_server(server, hf, tiny_model_dir
     )
     assert isinstance(judged, Comparison) and judged.raw == here.raw.strip()
     assert len(answers) == 2 and all(answer.text for answer in answers)
+
+
+def test_a_served_policy_revises_for_the_refinement_reward_and_a_lost_revision_is_left_out(
+    server, hf, tiny_model_dir, tmp_path
+) -> None:
+    from mmcritic.inference import Policy
+    from mmcritic.train.refinement_reward import RefinementOptions, RefinementReward
+
+    picture = tmp_path / "red.png"
+    Image.new("RGB", (56, 56), (200, 30, 30)).save(picture)
+    options = RefinementOptions(max_new_tokens=8)
+    here = RefinementReward(options, BUDGET, Policy.on(hf, max_new_tokens=8))
+    rows = 3
+    batch = {
+        "completions": ["<think>Not red.</think> \\boxed{incorrect}"] * rows,
+        "kind": ["critique"] * rows,
+        "answer": ["correct", "incorrect", "incorrect"],
+        "question": ["What colour is the shape?"] * rows,
+        "image_paths": [[str(picture)]] * rows,
+        "video_paths": [[]] * rows,
+        "video_options": ["{}"] * rows,
+        "reference": ["red"] * rows,
+        "answer_text": ["\\boxed{red}", "\\boxed{blue}", "\\boxed{green}"],
+    }
+    proxy = FaultyProxy(server.url)
+    try:
+        served = _served(tiny_model_dir, proxy.url, retries=0, concurrency=1)
+        there = RefinementReward(options, BUDGET, Policy.on(served, max_new_tokens=8))
+        assert there(**batch) == here(**batch)
+        logged: dict[str, float] = {}
+        proxy.spoil("error500", 1)
+        rewards = there(**batch, log_metric=logged.__setitem__)
+    finally:
+        proxy.close()
+
+    assert rewards[0] is None and rewards[1:] == here(**batch)[1:]
+    assert logged["refinement/lost"] == 1 and there.lost == 1
+    assert not there.revises_with_policy

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mmcritic.data.prompts import load_template, render, think_boxed_suffix
-from mmcritic.inference.engines.base import Engine, Request, Sampling
+from mmcritic.inference.engines.base import Engine, Request, RequestFailed, Sampling
 from mmcritic.inference.engines.options import FromPretrained, engine_for
 from mmcritic.inference.media import MediaInput
 from mmcritic.rewards.answers import as_judged, final_boxed
@@ -88,9 +88,28 @@ class Policy(FromPretrained):
     ) -> list[Answer]:
         """One revised answer per (media, question, earlier answer, critique): the question
         again with the earlier answer in plain words (`as_judged`) and the critique."""
-        _check_sampling(1, temperature)
-        sampling = Sampling(self.max_new_tokens, 1, temperature, self.top_p, seed)
-        requests = [
+        outputs = self.engine.generate(
+            self._revision_requests(items), _one(temperature, self, seed)
+        )
+        return [Answer(samples[0], final_boxed(samples[0])) for samples in outputs]
+
+    def try_revise_many(
+        self,
+        items: Sequence[RevisionItem],
+        temperature: float = 0.0,
+        seed: int | None = 0,
+    ) -> list[Answer | RequestFailed]:
+        """`revise_many`, with a revision the engine lost (a served policy's dead request) left
+        in its place as the failure, for callers that must not stop on one."""
+        sampling = _one(temperature, self, seed)
+        outcomes = self.engine.try_generate(self._revision_requests(items), sampling)
+        return [
+            out if isinstance(out, RequestFailed) else Answer(out[0], final_boxed(out[0]))
+            for out in outcomes
+        ]
+
+    def _revision_requests(self, items: Sequence[RevisionItem]) -> list[Request]:
+        return [
             Request(
                 render(
                     self.refine_template,
@@ -103,13 +122,17 @@ class Policy(FromPretrained):
             )
             for media, question, answer, critique in items
         ]
-        outputs = self.engine.generate(requests, sampling)
-        return [Answer(samples[0], final_boxed(samples[0])) for samples in outputs]
 
     def _prompt(self, question: str) -> str:
         """The question with the think/boxed instruction when asked for and not already there."""
         suffix = self.think_suffix and think_boxed_suffix() not in question
         return render(self.template, think_suffix=suffix, question=question)
+
+
+def _one(temperature: float, policy: Policy, seed: int | None) -> Sampling:
+    """One completion a request at `temperature`, with the policy's limits."""
+    _check_sampling(1, temperature)
+    return Sampling(policy.max_new_tokens, 1, temperature, policy.top_p, seed)
 
 
 def _check_sampling(n: int, temperature: float) -> None:

@@ -143,6 +143,12 @@ class RewardSettings:
     refinement_max_new_tokens: int = 512
     refinement_temperature: float = 0.0
     refinement_batch_size: int = 16
+    # the policy that revises: the model being trained (no URLs), or one served elsewhere
+    # (its served model name and one URL per OpenAI-compatible server)
+    refinement_model: str | None = None
+    refinement_base_urls: list[str] = field(default_factory=list)
+    refinement_concurrency: int = 16
+    refinement_timeout_s: float = 600.0
 
 
 @dataclass
@@ -590,6 +596,8 @@ FIELD_RANGES: dict[str, Bound] = {
     "rewards.refinement_max_new_tokens": _COUNT,
     "rewards.refinement_temperature": Bound(0, note="0: greedy revisions"),
     "rewards.refinement_batch_size": _COUNT,
+    "rewards.refinement_concurrency": _COUNT,
+    "rewards.refinement_timeout_s": _POSITIVE,
     "grpo.num_generations": Bound(2, note="advantages compare the rollouts of a group"),
     "grpo.temperature": Bound(0, low_open=True, note="TRL divides the logits by it"),
     "grpo.top_p": Bound(0, 1, low_open=True),

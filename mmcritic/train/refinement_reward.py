@@ -12,7 +12,9 @@ with it is what it does at test time (`mmcritic.inference.refine`):
 - the verdict cannot be read: 0, a critique that says nothing usable helps no one.
 
 The policy is the model being trained, bound frozen for the step by the trainer
-(`CriticGRPOTrainer._judging_itself`), so the critic learns to help the policy it is. Before
+(`CriticGRPOTrainer._judging_itself`), so the critic learns to help the policy it is; or a
+policy served elsewhere (`rewards.refinement_base_urls`), whose lost requests leave their
+rollouts out (None) rather than scoring them 0, counted in `refinement/lost`. Before
 step `from_step` (Critique-RL's stage I) the reward is None on every row, which TRL leaves out
 of the weighted sum: discriminability alone trains the critic. Logged per step:
 `refinement/revised` (share of rollouts whose critique asked for a revision),
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mmcritic.data.media import MediaBudget
+from mmcritic.inference.engines.base import RequestFailed
 from mmcritic.rewards.correctness import parse_correctness, shown_critique
 from mmcritic.rewards.critic import answer_matches, completion_text
 from mmcritic.train.critic_reward import row_media
@@ -46,12 +49,14 @@ class RefinementReward:
     bound by the trainer each step (None between steps)."""
 
     __name__ = "refinement"
-    # the trainer binds a policy over the model being trained for each step's rewards
-    revises_with_policy = True
 
-    def __init__(self, options: RefinementOptions, budget: MediaBudget):
+    def __init__(self, options: RefinementOptions, budget: MediaBudget, policy: Any = None):
         self.options, self.budget = options, budget
-        self.policy: Any = None
+        # a served policy is given here and kept; the trainer binds the model being trained
+        # each step otherwise
+        self.policy: Any = policy
+        self.revises_with_policy = policy is None
+        self.lost = 0
 
     def bind(self, policy: Any) -> None:
         self.policy = policy
@@ -91,19 +96,23 @@ class RefinementReward:
             for i in rejected
         ]
         for i, revision in zip(rejected, self._revise(items), strict=True):
-            rewards[i] = float(answer_matches(revision, str(reference[i])))
+            rewards[i] = (
+                None if revision is None else float(answer_matches(revision, str(reference[i])))
+            )
         if log_metric is not None:
             _log(log_metric, rows, rejected, answer, rewards)
         return rewards
 
-    def _revise(self, items: list[tuple[Any, str, str, str]]) -> list[str]:
-        """The bound policy's revision of each (media, question, answer, critique)."""
+    def _revise(self, items: list[tuple[Any, str, str, str]]) -> list[str | None]:
+        """The policy's revision of each (media, question, answer, critique); None where a
+        served policy lost the request (the rollout is left out, never scored 0)."""
         if not items:
             return []
         if self.policy is None:
             raise RuntimeError("the refinement reward has no policy: the trainer binds one")
-        revisions = self.policy.revise_many(items, self.options.temperature, seed=0)
-        return [revision.text for revision in revisions]
+        revisions = self.policy.try_revise_many(items, self.options.temperature, seed=0)
+        self.lost += sum(isinstance(revision, RequestFailed) for revision in revisions)
+        return [None if isinstance(r, RequestFailed) else r.text for r in revisions]
 
 
 def _log(
@@ -114,6 +123,7 @@ def _log(
     rewards: list[float | None],
 ) -> None:
     log_metric("refinement/revised", len(rejected) / len(rows))
+    log_metric("refinement/lost", sum(rewards[i] is None for i in rejected))
     if rejected:
         fixed = sum(answer[i] != "correct" and rewards[i] == 1.0 for i in rejected)
         broken = sum(answer[i] == "correct" and rewards[i] == 0.0 for i in rejected)

@@ -255,7 +255,8 @@ def critic_reward(recipe: Recipe, device: str) -> CriticJudgeReward | None:
 
 
 def refinement_reward(recipe: Recipe) -> RefinementReward | None:
-    """The helpfulness reward on critique rows, when the recipe weighs it."""
+    """The helpfulness reward on critique rows, when the recipe weighs it: revisions by the
+    model being trained (bound each step) or by a served policy."""
     rewards = recipe.rewards
     if not rewards.refinement_weight:
         return None
@@ -265,7 +266,20 @@ def refinement_reward(recipe: Recipe) -> RefinementReward | None:
         temperature=rewards.refinement_temperature,
         batch_size=rewards.refinement_batch_size,
     )
-    return RefinementReward(options, recipe.data.media_budget)
+    policy = None
+    if rewards.refinement_base_urls:
+        from mmcritic.inference import Policy
+        from mmcritic.inference.engines import EngineOptions, open_engine
+
+        engine = EngineOptions(
+            "openai",
+            rewards.refinement_model,
+            base_urls=tuple(rewards.refinement_base_urls),
+            concurrency=rewards.refinement_concurrency,
+            timeout_s=rewards.refinement_timeout_s,
+        )
+        policy = Policy.on(open_engine(engine), max_new_tokens=rewards.refinement_max_new_tokens)
+    return RefinementReward(options, recipe.data.media_budget, policy)
 
 
 def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
