@@ -54,6 +54,8 @@ SHORTENED = (
     ("mmcritic critique --model", "--max-new-tokens 16"),
     ("mmcritic best-of-n --model", "--max-new-tokens 16"),
     ("mmcritic eval --model", "--max-new-tokens 16"),
+    ("mmcritic critique-data", "--samples 1 --max-new-tokens 8"),
+    ("mmcritic train recipes/critique_", "max_steps=1 save_steps=1 logging_steps=1"),
 )
 
 

@@ -196,19 +196,7 @@ class Critic(FromPretrained):
 
     def score_many(self, items: Sequence[PointItem]) -> list[Score]:
         """Pointwise judgements of many items in one batched generation."""
-        requests = [
-            Request(
-                render(
-                    self.pointwise_template,
-                    question=question,
-                    response=response,
-                    scale=self.scale,
-                    media=_media_word(media),
-                ),
-                media,
-            )
-            for media, question, response in items
-        ]
+        requests = self._one_answer_requests(self.pointwise_template, items, scale=self.scale)
         return [
             Score(None, "", "", "failed", outcome.describe())
             if isinstance(outcome, RequestFailed)
@@ -220,23 +208,29 @@ class Critic(FromPretrained):
         """A critique and a correct/incorrect verdict for each (media, question, answer), in
         one batched generation. The answer is shown as written; callers that pass a policy's
         think/boxed text show it in plain words first (`as_judged`)."""
-        requests = [
-            Request(
-                render(
-                    self.critique_template,
-                    question=question,
-                    response=answer,
-                    media=_media_word(media),
-                ),
-                media,
-            )
-            for media, question, answer in items
-        ]
+        requests = self._one_answer_requests(self.critique_template, items)
         return [
             Critique(None, "", "", "failed", outcome.describe())
             if isinstance(outcome, RequestFailed)
             else _critique(outcome[0])
             for outcome in self._generate(requests, self.sampling)
+        ]
+
+    def _one_answer_requests(
+        self, template: str, items: Sequence[PointItem], **fields: Any
+    ) -> list[Request]:
+        return [
+            Request(
+                render(
+                    template,
+                    question=question,
+                    response=response,
+                    media=_media_word(media),
+                    **fields,
+                ),
+                media,
+            )
+            for media, question, response in items
         ]
 
     def _pairwise_request(

@@ -269,33 +269,39 @@ def refinement_reward(recipe: Recipe) -> RefinementReward | None:
     policy = None
     if rewards.refinement_base_urls:
         from mmcritic.inference import Policy
-        from mmcritic.inference.engines import EngineOptions, open_engine
 
-        engine = EngineOptions(
-            "openai",
+        engine = _served_engine(
             rewards.refinement_model,
-            base_urls=tuple(rewards.refinement_base_urls),
-            concurrency=rewards.refinement_concurrency,
-            timeout_s=rewards.refinement_timeout_s,
+            rewards.refinement_base_urls,
+            rewards.refinement_concurrency,
+            rewards.refinement_timeout_s,
         )
-        policy = Policy.on(open_engine(engine), max_new_tokens=rewards.refinement_max_new_tokens)
+        policy = Policy.on(engine, max_new_tokens=rewards.refinement_max_new_tokens)
     return RefinementReward(options, recipe.data.media_budget, policy)
+
+
+def _served_engine(model: str | None, urls: list[str], concurrency: int, timeout_s: float) -> Any:
+    """The engine of a model on OpenAI-compatible servers, for a reward that asks it."""
+    from mmcritic.inference.engines import EngineOptions, open_engine
+
+    options = EngineOptions(
+        "openai", model, base_urls=tuple(urls), concurrency=concurrency, timeout_s=timeout_s
+    )
+    return open_engine(options)
 
 
 def _served_critic(rewards: Any, max_new_tokens: int) -> Any:
     """A critic on OpenAI-compatible servers that keeps lost judgements as failures: the reward
     leaves their rollouts out rather than stopping the run or scoring them 0."""
     from mmcritic.inference import Critic
-    from mmcritic.inference.engines import EngineOptions, open_engine
 
-    engine = EngineOptions(
-        "openai",
+    engine = _served_engine(
         rewards.critic_model,
-        base_urls=tuple(rewards.critic_base_urls),
-        concurrency=rewards.critic_concurrency,
-        timeout_s=rewards.critic_timeout_s,
+        rewards.critic_base_urls,
+        rewards.critic_concurrency,
+        rewards.critic_timeout_s,
     )
-    return Critic.on(open_engine(engine), max_new_tokens=max_new_tokens, keep_failures=True)
+    return Critic.on(engine, max_new_tokens=max_new_tokens, keep_failures=True)
 
 
 def dry_run(recipe: Recipe) -> dict[str, Any]:
