@@ -47,6 +47,12 @@ def main() -> None:
         default=QuickstartData.hidden_size,
         help="the tiny model's text and vision width (default %(default)s: about 1 M parameters)",
     )
+    parser.add_argument(
+        "--layers",
+        type=int,
+        default=QuickstartData.text_layers,
+        help="the tiny model's language layers (default %(default)s)",
+    )
     parser.add_argument("--no-think-suffix", action="store_true")
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)
     parser.add_argument("--seeds", type=int, default=1, help="runs, each with its own seed")
@@ -77,6 +83,7 @@ def _learning(args: argparse.Namespace) -> dict:
             n_train=args.n_train,
             colors=args.colors,
             hidden_size=args.hidden,
+            text_layers=args.layers,
             template=args.template,
             think_suffix=not args.no_think_suffix,
             seed=args.seed,

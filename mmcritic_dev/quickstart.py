@@ -70,6 +70,8 @@ class QuickstartData:
     colors: int = 6
     # the tiny model's text and vision width (TinyModelSpec.hidden_size, .vision_hidden_size)
     hidden_size: int = 128
+    # the tiny model's language layers (TinyModelSpec.num_layers)
+    text_layers: int = TinyModelSpec.num_layers
     template: str | None = "pairwise"
     think_suffix: bool = True
     # "reasoned": the pairs' responses read like the synthetic policy's answers, for a critic
@@ -89,7 +91,7 @@ class QuickstartData:
     def base(self) -> InstructSpec:
         """How the instruct base the critic starts from is built: at this width and seed."""
         width = {"hidden_size": self.hidden_size, "vision_hidden_size": self.hidden_size}
-        model = TinyModelSpec(seed=self.seed, **width)
+        model = TinyModelSpec(seed=self.seed, num_layers=self.text_layers, **width)
         return InstructSpec(
             questions=self.base_questions,
             steps=self.base_steps,

@@ -127,6 +127,19 @@ class EvalOptions:
     family: str | None = None
 
     def __post_init__(self) -> None:
+        self._check_tasks()
+        self._check_sampling()
+        self._check_refinement()
+        protocol(self.protocol)
+        if not self.think_suffix and self.protocol != "r1":
+            raise ValueError(
+                f"--no-think-suffix applies to the r1 protocol; {self.protocol} prompts never "
+                "carry the think/boxed instruction"
+            )
+        if self.max_new_tokens is not None and self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
+
+    def _check_tasks(self) -> None:
         if not self.tasks:
             raise ValueError("no tasks given; pass --tasks a,b (see `mmcritic eval --list`)")
         for name in self.tasks:
@@ -139,6 +152,9 @@ class EvalOptions:
             raise ValueError(f"limit must be at least 1, got {self.limit}; omit it for all rows")
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
+
+    def _check_sampling(self) -> None:
+        """Best-of-N and Voting@k: counts of at least 1, and a temperature to sample at."""
         if self.bon_n < 1:
             raise ValueError(f"bon_n must be at least 1, got {self.bon_n}")
         if self.bon_strategy not in STRATEGIES:
@@ -153,17 +169,9 @@ class EvalOptions:
             raise ValueError("critic_votes > 1 samples critiques: set temperature > 0")
         if self.critic_votes > 1 and self.model.startswith(REPLAY_PREFIX):
             raise ValueError("--critic-votes samples new critiques; a replay file holds one each")
-        self._check_refinement()
-        protocol(self.protocol)
-        if not self.think_suffix and self.protocol != "r1":
-            raise ValueError(
-                f"--no-think-suffix applies to the r1 protocol; {self.protocol} prompts never "
-                "carry the think/boxed instruction"
-            )
-        if self.max_new_tokens is not None and self.max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
 
     def _check_refinement(self) -> None:
+        """Refinement: rounds of 0 or more, `refine_each` only over Best-of-N candidates."""
         if self.refine_rounds < 0:
             raise ValueError(f"refine_rounds must be 0 or more, got {self.refine_rounds}")
         if self.refine_each and (self.refine_rounds == 0 or self.bon_n == 1):
