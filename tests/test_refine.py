@@ -248,3 +248,18 @@ def test_refine_command_runs_the_tiny_model_as_policy_and_critic(
     assert printed["critic"] == "the model itself" and printed["rounds"] == 2
     assert printed["stopped"] in ("accepted", "unreadable_critique", "rounds")
     assert printed["steps"][0]["critique"]["raw"]
+
+
+def test_eval_command_refines_with_the_tiny_model(tiny_model_dir, chartqa, tmp_path, capsys):
+    path, _ = chartqa
+    out = tmp_path / "run"
+    flags = ["--model", str(tiny_model_dir), "--tasks", "chartqa", "--output", str(out)]
+    flags += [f"--task-data=chartqa={path}", "--limit", "2", "--max-new-tokens", "8"]
+    code = main(["eval", *flags, "--refine-rounds", "1", "--device", "cpu"])
+
+    result = json.loads((out / "results.json").read_text())["tasks"]["chartqa"]
+    assert code == 0
+    assert len(result["refinement"]["accuracy_per_round"]) == 2
+    assert result["settings"]["refine_rounds"] == 1
+    lines = samples_path(out, "chartqa").read_text().splitlines()
+    assert all("refinement" in json.loads(line) for line in lines)
