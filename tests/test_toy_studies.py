@@ -1,7 +1,7 @@
 """The toy-scale studies run end to end at small sizes and report what they promise: the
 policy before and after critic GRPO with self-critique against majority vote and the critic's
-Voting@k, and the critic in the loop (a critic-rewarded policy, both-orders training,
-Voting@k)."""
+Voting@k, the critic in the loop (a critic-rewarded policy, both-orders training,
+Voting@k), and refinement before and after critique RL with Critique-GRPO against GRPO."""
 
 from __future__ import annotations
 
