@@ -232,6 +232,8 @@ def run_quickstart(
             100 * (after["consistent_accuracy"] - CHANCE["both orders"]), 1
         ),
         "grpo_steps": tuned["global_step"],
+        # the threads torch ran on, whatever the machine offered (`data.threads` asks for them)
+        "torch_threads": torch_threads(),
         "seconds": {
             "base": round(base_seconds, 1),
             "warm_start": round(warm_seconds, 1),
@@ -241,6 +243,12 @@ def run_quickstart(
     }
     (work_dir / REPORT_FILE).write_text(json.dumps(report, indent=2))
     return report
+
+
+def torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
 
 
 def _kept(heldout: dict[str, Any]) -> dict[str, Any]:

@@ -155,9 +155,11 @@ def _weights(run: Path) -> dict[str, torch.Tensor]:
 
 @pytest.mark.slow
 def test_the_quickstart_ends_in_the_same_weights_whatever_threads_the_machine_offers(tmp_path):
-    """One thread unless asked: a run told two threads are free (OMP_NUM_THREADS=2) ends
-    bit-identical to one told one, while a run asked for two threads ends elsewhere (the
-    check that two threads do change the numbers at this size)."""
+    """One thread unless asked: a run told two threads are free (OMP_NUM_THREADS=2) runs on
+    one and ends bit-identical to one told one; a run asked for two runs on two. Whether two
+    threads change the numbers at this size depends on the machine's kernels (on an AMD EPYC
+    with MKL, matrix products come out bit-identical on one and two threads), so the threads
+    each run used are checked, not that the asked run ends elsewhere."""
     runs = {
         "offered_1": _quickstart_process(tmp_path / "offered_1", "", {"OMP_NUM_THREADS": "1"}),
         "offered_2": _quickstart_process(tmp_path / "offered_2", "", {"OMP_NUM_THREADS": "2"}),
@@ -166,10 +168,13 @@ def test_the_quickstart_ends_in_the_same_weights_whatever_threads_the_machine_of
         assert process.wait(timeout=900) == 0, process.stderr.read()[-3000:]
     asked = _quickstart_process(tmp_path / "asked_2", ", threads=2")
     assert asked.wait(timeout=900) == 0, asked.stderr.read()[-3000:]
-    names = ("offered_1", "offered_2", "asked_2")
-    one, offered, two = (_weights(tmp_path / name) for name in names)
+    one, offered = (_weights(tmp_path / name) for name in ("offered_1", "offered_2"))
     assert all(torch.equal(one[name], offered[name]) for name in one)
-    assert not all(torch.equal(one[name], two[name]) for name in one)
+    used = {
+        name: json.loads((tmp_path / name / REPORT_FILE).read_text())["torch_threads"]
+        for name in ("offered_1", "offered_2", "asked_2")
+    }
+    assert used == {"offered_1": 1, "offered_2": 1, "asked_2": 2}
     report = json.loads((tmp_path / "asked_2" / REPORT_FILE).read_text())
     assert report["data"]["threads"] == 2
 
