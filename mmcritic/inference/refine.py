@@ -109,8 +109,9 @@ def refine_many(
     return [state.refinement for state in states]
 
 
-def _critique_round(critic: Critic, states: list[_Open]) -> list[_Open]:
-    """Critiques each open item's last answer; returns those the critic rejected."""
+def _critique_round(critic: Critic, states: list[_Open]) -> list[tuple[_Open, Critique]]:
+    """Critiques each open item's last answer; returns those the critic rejected, each with
+    its critique."""
     if not states:
         return []
     items = [(s.media, s.question, as_judged(s.refinement.answer)) for s in states]
@@ -126,17 +127,18 @@ def _critique_round(critic: Critic, states: list[_Open]) -> list[_Open]:
         elif critique.accepts:
             state.refinement.stopped = "accepted"
         else:
-            rejected.append(state)
+            rejected.append((state, critique))
     return rejected
 
 
 def _revise_round(
-    policy: Policy, states: list[_Open], temperature: float, seed: int | None
+    policy: Policy,
+    rejected: list[tuple[_Open, Critique]],
+    temperature: float,
+    seed: int | None,
 ) -> None:
-    items = [
-        (s.media, s.question, s.refinement.answer, s.refinement.steps[-1].critique.text)  # type: ignore[union-attr]
-        for s in states
-    ]
+    items = [(s.media, s.question, s.refinement.answer, c.text) for s, c in rejected]
+    states = [state for state, _ in rejected]
     for state, revised in zip(states, policy.revise_many(items, temperature, seed), strict=True):
         state.refinement.steps.append(Step(revised.text, revised.final_answer))
 
