@@ -152,6 +152,31 @@ def test_answer_first_target_thinks_the_model_s_own_answer_and_reads_no_label(co
     ]
 
 
+def test_answer_match_target_names_the_response_that_states_the_model_s_answer(color_data):
+    """The think block adds which response states the model's own answer, read from the texts
+    in the order the prompt shows them; the label never enters (flipped answers teach the
+    same), and each verdict is still taught once."""
+    record = read_records(color_data)[0]
+    first, second = record.meta["responses"]
+    colour = first.split()[-1].rstrip(".")
+    answered = replace(record, meta={**record.meta, "own_answer": colour})
+    swapped = replace(answered, meta={**answered.meta, "responses": [second, first]})
+    flipped = replace(answered, answer={"1": "2", "2": "1"}[record.answer])
+    texts = [
+        [
+            turn[0]["content"][0]["text"]
+            for turn in to_dataset([r], MediaBudget(), "answer_match")["completion"]
+        ]
+        for r in (answered, swapped, flipped)
+    ]
+    assert texts[0] == [
+        f"<think>My answer: {colour}. Response 1 says {colour}.</think>\n\\boxed{{{v}}}"
+        for v in ("1", "2")
+    ]
+    assert texts[1][0].startswith(f"<think>My answer: {colour}. Response 2 says {colour}.")
+    assert texts[2] == texts[0]
+
+
 def test_answer_first_target_refuses_pairs_the_model_never_answered(color_data):
     with pytest.raises(ValueError, match=r"needs meta\.own_answer on every pair"):
         to_dataset(read_records(color_data), MediaBudget(), sft_target="answer_first")

@@ -287,10 +287,12 @@ class SFTSettings:
     # keep their rationale and answer. "answer_first": as "format", with the think block holding
     # the model's own answer to the pair's question (`meta.own_answer`, written by
     # `mmcritic.inference.questions.with_own_answers` before the warm start): the critic learns
-    # to answer the question itself before it judges, from no label. Critique records under
+    # to answer the question itself before it judges, from no label. "answer_match": as
+    # "answer_first", the think block adding which response states that answer, read from the
+    # response texts ("Response 2 says red."), still no label. Critique records under
     # "format": the critiqued answer restated in the think block and each verdict ("correct",
     # "incorrect") once.
-    target: Literal["rationale", "format", "answer_first"] = "rationale"
+    target: Literal["rationale", "format", "answer_first", "answer_match"] = "rationale"
     # Pack several examples into one sequence of max_length (fewer pad tokens per step);
     # padding_free concatenates a batch without padding (needs flash-attention).
     packing: bool = False

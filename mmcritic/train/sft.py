@@ -7,6 +7,7 @@ name responses in the source order) still teach the output format with an empty 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from trl import SFTTrainer
@@ -37,9 +38,11 @@ def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any
     A critique record under `format` gets both verdicts, "correct" and "incorrect", after a
     think block that restates the critiqued answer: the format, and no label.
     """
-    if target in ("format", "answer_first") and row["kind"] == "pairwise":
-        thought = own_answer_thought(row["own_answer"]) if target == "answer_first" else ""
-        texts = [reasoned_answer(thought, verdict) for verdict in FORMAT_VERDICTS]
+    if target in ("format", "answer_first", "answer_match") and row["kind"] == "pairwise":
+        thought = own_answer_thought(row["own_answer"]) if target != "format" else ""
+        if target == "answer_match":
+            thought = f"{thought} {matching_response(row['own_answer'], row['responses'])}"
+        texts = [reasoned_answer(thought.strip(), verdict) for verdict in FORMAT_VERDICTS]
     elif target == "format" and row["kind"] == "critique":
         thought = critiqued_answer_thought(row["answer_text"])
         texts = [reasoned_answer(thought, verdict) for verdict in CRITIQUE_VERDICTS]
@@ -52,6 +55,18 @@ def critiqued_answer_thought(answer_text: str) -> str:
     """A critique warm start's think block: the answer under review, restated."""
     answer = final_boxed(answer_text)
     return f"The answer given is {answer}." if answer else "The answer gives no final answer."
+
+
+def matching_response(answer: str, responses: list[str]) -> str:
+    """Which response states the model's own answer, found in the texts alone: "Response 2
+    says red." when exactly one does (an `answer_match` warm start's second sentence)."""
+    if not answer:
+        return ""
+    word = re.compile(rf"\b{re.escape(answer.lower())}\b")
+    saying = [i for i, text in enumerate(responses, 1) if word.search(text.lower())]
+    if len(saying) != 1:
+        return f"{'No' if not saying else 'Each'} response says {answer}."
+    return f"Response {saying[0]} says {answer}."
 
 
 def own_answer_thought(answer: str) -> str:
