@@ -13,6 +13,7 @@ import pytest
 import torch
 from trl import GRPOTrainer
 
+from mmcritic.data.dataset import read_records
 from mmcritic.data.synth import synthesize
 from mmcritic.models.loading import load_processor
 from mmcritic.train.config import CritiqueGRPOSettings, RecipeError, load_recipe
@@ -136,7 +137,9 @@ def test_critique_grpo_trains_on_answers_and_refinements(
     history = json.loads((out / "log_history.json").read_text())
     steps = [entry for entry in history if "critique_grpo/refinement_right" in entry]
     assert len(steps) == 2
-    assert all(0.0 < entry["critique_grpo/refinement_prob"] <= 1.0 for entry in steps)
+    # below 1: the refinement's tokens are read with each other in view (a row masked out of
+    # attention scores log-prob 0, probability 1, on every token)
+    assert all(0.0 < entry["critique_grpo/refinement_prob"] < 1.0 for entry in steps)
     assert all(0.0 <= entry["critique_grpo/answers_right"] <= 1.0 for entry in steps)
 
 
@@ -145,3 +148,47 @@ def test_critique_grpo_refuses_what_it_cannot_combine_with(tiny_model_dir, quest
         _recipe(tiny_model_dir, questions, tmp_path, "grpo.loss_type=grpo")
     with pytest.raises(RecipeError, match=r"multiple of grpo\.num_generations"):
         _recipe(tiny_model_dir, questions, tmp_path, "optim.per_device_train_batch_size=4")
+
+
+def test_the_refinement_is_scored_with_its_own_tokens_in_view(
+    tiny_model_dir, questions, tmp_path, monkeypatch
+):
+    """The refinement's rows leave the clipped loss but not the forward pass: the log-probs its
+    shaped term gets are those of the refinement read in full (its tokens attending to each
+    other), not those of a row whose completion was masked out of attention."""
+    from mmcritic.models.loading import load_processor
+    from mmcritic.train import critique_grpo
+    from mmcritic.train.examples import to_dataset
+    from mmcritic.train.run import make_trainer
+
+    recipe = _recipe(tiny_model_dir, questions, tmp_path, "grpo.shared_prefix=false")
+    processor = load_processor(str(tiny_model_dir), recipe.data.media_budget)
+    trainer = make_trainer(
+        recipe, processor, to_dataset(read_records(questions), recipe.data.media_budget)
+    )
+    trainer.model.train()
+    trainer.current_gradient_accumulation_steps = 1  # set by the training loop
+    rows = [trainer.train_dataset[i] for i in range(2) for _ in range(3)]
+    torch.manual_seed(0)
+    rollout = trainer._generate_and_score_completions(rows)
+    assert rollout["refined"].tolist() == [False, False, True] * 2
+    shaped = []
+    original = critique_grpo.shaped_loss
+    monkeypatch.setattr(
+        critique_grpo,
+        "shaped_loss",
+        lambda logps, *rest: shaped.append(logps.detach()) or original(logps, *rest),
+    )
+    trainer._compute_loss(trainer.model, rollout)
+
+    ids = torch.cat([rollout["prompt_ids"], rollout["completion_ids"]], dim=1)
+    mask = torch.cat([rollout["prompt_mask"], rollout["completion_mask"]], dim=1)
+    keys = ("pixel_values", "image_grid_thw", "num_images", "mm_token_type_ids")
+    media = {key: rollout[key] for key in keys}
+    with torch.no_grad():
+        full, _, _ = trainer._get_per_token_logps_and_entropies(
+            trainer.model, ids, mask, rollout["completion_ids"].size(1), **media
+        )
+    refined = rollout["refined"].unsqueeze(1) & rollout["completion_mask"].bool()
+    assert refined.any()
+    assert torch.allclose(shaped[0][refined], full[refined], atol=1e-5)

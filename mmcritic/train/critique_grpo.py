@@ -165,8 +165,12 @@ class CritiqueGRPOMixin:
         refined = inputs.get("refined")
         if refined is None or not bool(refined.any()):
             return super()._compute_loss(model, inputs)
+        # out of the clipped loss through TRL's loss-only mask (`tool_mask`): the completion
+        # mask is also the attention mask, and zeroing it would hide the refinement's tokens
+        # from each other in the forward pass whose log-probs the shaped term uses
         answers_only = dict(inputs)
-        answers_only["completion_mask"] = inputs["completion_mask"] * (~refined).unsqueeze(1)
+        kept = (~refined).unsqueeze(1).to(inputs["completion_mask"].dtype)
+        answers_only["tool_mask"] = inputs.get("tool_mask", 1) * kept
         self._keep_logps = True
         try:
             loss = super()._compute_loss(model, answers_only)
