@@ -241,19 +241,14 @@ def _json_array_elements(path: Path, chunk_bytes: int = 1 << 20) -> Iterator[byt
 def _element_end(data: bytes, start: int) -> int | None:
     """Where the array element from `start` ends: at a comma or the closing bracket at depth 0,
     outside strings; None when `data` ends first."""
-    depth, in_string, escaped, seen = 0, False, False, False
-    for offset in range(start, len(data)):
+    depth, seen, offset = 0, False, start
+    while offset < len(data):
         char = data[offset]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == BACKSLASH:
-                escaped = True
-            elif char == QUOTE:
-                in_string = False
-            continue
         if char == QUOTE:
-            in_string, seen = True, True
+            closing = _string_end(data, offset + 1)
+            if closing is None:
+                return None
+            offset, seen = closing, True
         elif char in OPENERS:
             depth, seen = depth + 1, True
         elif char in CLOSERS:
@@ -265,6 +260,21 @@ def _element_end(data: bytes, start: int) -> int | None:
                 return offset
         elif not chr(char).isspace():
             seen = True
+        offset += 1
+    return None
+
+
+def _string_end(data: bytes, start: int) -> int | None:
+    """The offset of the quote that closes a JSON string whose text begins at `start`, past
+    escaped quotes; None when `data` ends first."""
+    escaped = False
+    for offset in range(start, len(data)):
+        if escaped:
+            escaped = False
+        elif data[offset] == BACKSLASH:
+            escaped = True
+        elif data[offset] == QUOTE:
+            return offset
     return None
 
 

@@ -231,6 +231,17 @@ def _letters_marked(text: str, letters: Sequence[str]) -> str:
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     core = core.strip(EDGE_PUNCTUATION + "\n\t—–")
+    direct = _direct_pick(core, letters, options)
+    if direct is not None:
+        return direct
+    core = _without_option_echo(core, letters, options)
+    if not core:
+        return Choice(None, "option_list")
+    return _written_pick(core, letters, options)
+
+
+def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
+    """A bare letter, an option declared correct, or an option named by its text."""
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
     declared = _declared(core, letters)
@@ -243,11 +254,12 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         or _one_option_in_short(core, letters, options)
         or _part_of_one_option(core, letters, options)
     )
-    if named is not None:
-        return Choice(named, "option_text")
-    core = _without_option_echo(core, letters, options)
-    if not core:
-        return Choice(None, "option_list")
+    return None if named is None else Choice(named, "option_text")
+
+
+def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    """The pick of a written answer: its leading letter, unless it names several, hedges
+    between two or was cut off; else what its reasoning settles on."""
     several = _SEVERAL_LETTERS.fullmatch(core)
     if several and len(set(re.findall(r"[A-Z]", several.group().upper()))) > 1:
         return Choice(None, "several")
@@ -263,14 +275,15 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         return Choice(None, "several")  # "so both A and B are correct"
     if _cut_off_reasoning(core, letters):
         return Choice(None, "cut_off")  # "... Now this 6 Ω branch is in parallel with the"
+    return _reasoned_pick(core, letters, options)
+
+
+def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    """The option a reasoned answer settles on: none where it hedges or gives up; else the
+    labelled one, its main clause's, or its last mention."""
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
-    if (
-        _hedged(core, text_hits)
-        or (text_hits and _offers_two(core, letters, options))
-        or _allows_another(core, letters, text_hits)
-        or _EITHER_ONE.search(core)
-    ):
+    if _undecided(core, letters, options, text_hits):
         return Choice(None, "hedge")
     if _ends_unable(core, letters, options):
         return Choice(None, "unable")
@@ -285,6 +298,18 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         by_meaning = _yes_or_no_option(core, letters, options)
         return by_meaning or _ordinal_option(core, letters, options) or mentioned
     return mentioned
+
+
+def _undecided(
+    core: str, letters: Sequence[str], options: Sequence[str], text_hits: list[tuple[str, int, int]]
+) -> bool:
+    """Whether the answer hedges, offers two options or allows another."""
+    return bool(
+        _hedged(core, text_hits)
+        or (text_hits and _offers_two(core, letters, options))
+        or _allows_another(core, letters, text_hits)
+        or _EITHER_ONE.search(core)
+    )
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:

@@ -137,17 +137,32 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if labelled is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
+    narrowed = _narrowed(sentence)
+    if narrowed is None:
+        return ""
+    return _sentence_answer(narrowed, question, keep_asked_words)
+
+
+def _narrowed(sentence: str) -> str | None:
+    """The part of the answering sentence that can hold the answer: after a correction, without
+    a long aside, after "so"; None when it offers two readings."""
     if offers_two_readings(sentence.split(": ", 1)[0]):
-        return ""  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
+        return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
     settled = settled_part(sentence)
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"
     if offers_two_readings(sentence):
-        return ""  # 'either "Project Greenleaf" or "Project Greenfield"'
+        return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
     conclusion = CONCLUSION.split(sentence)
     if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
+    return sentence
+
+
+def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> str:
+    """The answer in the answering sentence: a quoted span, a labelled value, the one Latin run
+    of a CJK sentence, a count, else what its main clause states."""
     quoted = [double or single for double, single in _QUOTED.findall(sentence)]
     if quoted:
         return _trimmed(quoted[-1])
@@ -168,9 +183,17 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if counted is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = main_clause(sentence)
+    value = _clause_value(clause, question)
+    if value is not None:
+        return value
+    return _clause_tail(clause, question, keep_asked_words)
+
+
+def _clause_value(clause: str, question: str) -> str | None:
+    """A year, a phone number or the subject the question asks for, where the clause states
+    exactly one."""
     years = _YEAR.findall(clause)
-    asks_year = _ASKS_YEAR.search(question)
-    if asks_year and len(set(years)) == 1:
+    if _ASKS_YEAR.search(question) and len(set(years)) == 1:
         return years[0]  # "Sales peaked in 1986 at $4.2 million"
     phones = _PHONE.findall(clause)
     if len(phones) == 1:
@@ -179,6 +202,12 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     subject = subject_answer(clause, question) if _ASKS_WHICH_OR_WHO.match(question) else None
     if subject and not content_words(subject) & content_words(question):
         return _trimmed(subject)
+    return None
+
+
+def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
+    """A clause's answer when it names no year, phone or subject: the clause itself when it has
+    no verb, its one number, else what follows the words that restate the question."""
     if _is_bare(clause):
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written

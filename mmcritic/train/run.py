@@ -22,6 +22,7 @@ import yaml
 from mmcritic.data.dataset import data_kinds, read_records
 from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.pairs import with_both_orders
+from mmcritic.data.schema import Record
 from mmcritic.models.checkpoints import CheckpointMismatchError
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic.models.families import UnsupportedModelError, family_of_model
@@ -328,18 +329,42 @@ def train(recipe: Recipe, callbacks: list[Any] | None = None) -> dict[str, Any]:
         return _train(recipe, callbacks)
 
 
-def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
+def _ready_to_train(recipe: Recipe) -> None:
+    """Refuses a recipe whose paths are wrong, allows only DeepSpeed's state classes when a
+    ZeRO resume unpickles shards, and sets the CPU threads."""
     if os.environ.get("ACCELERATE_USE_DEEPSPEED", "").lower() == "true":
         from mmcritic.train.safe_deepspeed import install
 
-        install()  # a ZeRO resume unpickles shards: allow only DeepSpeed's state classes
+        install()
     problems = check_paths(recipe)
     if problems:
         raise ValueError("cannot train:\n  - " + "\n  - ".join(problems))
-    from accelerate import PartialState
-
     if resolve_device(recipe.device) == "cpu":
         logger.info("torch uses %d CPU threads", set_cpu_threads(recipe.cpu_threads))
+
+
+def _training_records(
+    recipe: Recipe, processor: Any, budget: Any, main_process: bool
+) -> tuple[list[Record], int]:
+    """The training records (with their swapped copies under `grpo.both_orders`) whose prompts
+    fit, and how many did not: those are written, with the reason, to the rejected file."""
+    train_records = read_records(recipe.data.train)
+    if recipe.stage == "grpo" and recipe.grpo.both_orders:
+        train_records = with_both_orders(train_records)
+    records, rejections = filter_by_prompt_length(
+        train_records, processor, budget, recipe.data.max_prompt_tokens
+    )
+    if main_process:
+        write_rejections(rejections, Path(recipe.output_dir) / TRAIN_REJECTED_FILE)
+    if not records:
+        raise ValueError(f"no training examples left in {recipe.data.train} after filtering")
+    return records, len(rejections)
+
+
+def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
+    _ready_to_train(recipe)
+    from accelerate import PartialState
+
     main_process = PartialState().is_main_process  # under `accelerate launch`, one writer
     output_dir = Path(recipe.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -363,16 +388,7 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
 
     budget = family_of_model(recipe.model.name_or_path).media_budget(recipe.data.media_budget)
     processor = load_processor(recipe.model.name_or_path, budget)
-    train_records = read_records(recipe.data.train)
-    if recipe.stage == "grpo" and recipe.grpo.both_orders:
-        train_records = with_both_orders(train_records)
-    records, rejections = filter_by_prompt_length(
-        train_records, processor, budget, recipe.data.max_prompt_tokens
-    )
-    if main_process:
-        write_rejections(rejections, output_dir / TRAIN_REJECTED_FILE)
-    if not records:
-        raise ValueError(f"no training examples left in {recipe.data.train} after filtering")
+    records, rejected = _training_records(recipe, processor, budget, main_process)
     heldout = read_records(recipe.data.eval) if recipe.data.eval else []
 
     dataset = to_dataset(records, budget, recipe.sft.target if recipe.stage == "sft" else None)
@@ -405,7 +421,7 @@ def _train(recipe: Recipe, callbacks: list[Any] | None) -> dict[str, Any]:
     summary = {
         "final_model": str(final),
         "train_examples": len(records),
-        "rejected_examples": len(rejections),
+        "rejected_examples": rejected,
         "heldout_before": before,
         "heldout_after": after,
         "global_step": trainer.state.global_step,
