@@ -152,29 +152,57 @@ def test_answer_first_target_thinks_the_model_s_own_answer_and_reads_no_label(co
     ]
 
 
-def test_answer_match_target_names_the_response_that_states_the_model_s_answer(color_data):
-    """The think block adds which response states the model's own answer, read from the texts
-    in the order the prompt shows them; the label never enters (flipped answers teach the
-    same), and each verdict is still taught once."""
+def _taught_by_own_answer(color_data: Path, target: str) -> tuple[str, list[list[str]]]:
+    """The texts `target` teaches for one pair whose own answer is the first response's colour:
+    as given, with the responses swapped, with the label flipped, and with an answer neither
+    response states; and that colour."""
     record = read_records(color_data)[0]
     first, second = record.meta["responses"]
     colour = first.split()[-1].rstrip(".")
     answered = replace(record, meta={**record.meta, "own_answer": colour})
     swapped = replace(answered, meta={**answered.meta, "responses": [second, first]})
     flipped = replace(answered, answer={"1": "2", "2": "1"}[record.answer])
+    unmatched = replace(record, meta={**record.meta, "own_answer": "magenta"})
     texts = [
         [
             turn[0]["content"][0]["text"]
-            for turn in to_dataset([r], MediaBudget(), "answer_match")["completion"]
+            for turn in to_dataset([r], MediaBudget(), target)["completion"]
         ]
-        for r in (answered, swapped, flipped)
+        for r in (answered, swapped, flipped, unmatched)
     ]
+    return colour, texts
+
+
+def test_answer_match_target_names_the_response_that_states_the_model_s_answer(color_data):
+    """The think block adds which response states the model's own answer, read from the texts
+    in the order the prompt shows them; the label never enters (flipped answers teach the
+    same), and each verdict is still taught once."""
+    colour, texts = _taught_by_own_answer(color_data, "answer_match")
     assert texts[0] == [
         f"<think>My answer: {colour}. Response 1 says {colour}.</think>\n\\boxed{{{v}}}"
         for v in ("1", "2")
     ]
     assert texts[1][0].startswith(f"<think>My answer: {colour}. Response 2 says {colour}.")
     assert texts[2] == texts[0]
+    assert texts[3][0].startswith("<think>My answer: magenta. No response says magenta.")
+
+
+def test_own_verdict_target_boxes_the_response_its_think_names_whatever_the_label(color_data):
+    """The warm start judges by its own answer: the verdict is the response that states it, in
+    the order shown, and the label never enters (a flipped label teaches the same); with no
+    single response stating it, both verdicts are taught."""
+    colour, texts = _taught_by_own_answer(color_data, "own_verdict")
+    assert texts[0] == [
+        f"<think>My answer: {colour}. Response 1 says {colour}.</think>\n\\boxed{{1}}"
+    ]
+    assert texts[1] == [
+        f"<think>My answer: {colour}. Response 2 says {colour}.</think>\n\\boxed{{2}}"
+    ]
+    assert texts[2] == texts[0]
+    assert texts[3] == [
+        f"<think>My answer: magenta. No response says magenta.</think>\n\\boxed{{{v}}}"
+        for v in ("1", "2")
+    ]
 
 
 def test_answer_first_target_refuses_pairs_the_model_never_answered(color_data):

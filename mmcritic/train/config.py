@@ -289,10 +289,14 @@ class SFTSettings:
     # `mmcritic.inference.questions.with_own_answers` before the warm start): the critic learns
     # to answer the question itself before it judges, from no label. "answer_match": as
     # "answer_first", the think block adding which response states that answer, read from the
-    # response texts ("Response 2 says red."), still no label. Critique records under
+    # response texts ("Response 2 says red."), still no label. "own_verdict": as
+    # "answer_match", with the one verdict that think names (both verdicts where it names none):
+    # the model's own judgement by its own answer, still no label. Critique records under
     # "format": the critiqued answer restated in the think block and each verdict ("correct",
     # "incorrect") once.
-    target: Literal["rationale", "format", "answer_first", "answer_match"] = "rationale"
+    target: Literal["rationale", "format", "answer_first", "answer_match", "own_verdict"] = (
+        "rationale"
+    )
     # Pack several examples into one sequence of max_length (fewer pad tokens per step);
     # padding_free concatenates a batch without padding (needs flash-attention).
     packing: bool = False

@@ -110,7 +110,7 @@ def to_dataset(records: list[Record], budget: MediaBudget, sft_target: str | Non
 
     from mmcritic.train.sft import sft_completions
 
-    if sft_target in ("answer_first", "answer_match"):
+    if sft_target in ("answer_first", "answer_match", "own_verdict"):
         _check_own_answers(records)
     rows = [
         {

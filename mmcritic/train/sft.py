@@ -20,6 +20,8 @@ from mmcritic.train.model_card import ModelCardMixin
 from mmcritic.train.resume import ExactResumeMixin
 
 FORMAT_VERDICTS = ("1", "2")
+# the targets that teach a pairwise record the verdict format, not its label
+PAIRWISE_WARM_TARGETS = ("format", "answer_first", "answer_match", "own_verdict")
 # a critique's two verdicts (`templates/critique.txt`), each taught once per critique prompt
 CRITIQUE_VERDICTS = ("correct", "incorrect")
 
@@ -35,14 +37,21 @@ def sft_completions(row: dict[str, Any], target: str) -> list[list[dict[str, Any
     and answer: one warm start can teach a critic's format and a policy's answers together.
     `target="answer_first"` thinks the model's own answer to the question (`own_answer`) before
     the verdicts: judging then compares each response with an answer already written down.
+    `answer_match` adds which response states that answer, read from the texts; `own_verdict`
+    then boxes that response alone (both verdicts where no single response states it): the
+    model judges by its own answer, and the label is never read.
     A critique record under `format` gets both verdicts, "correct" and "incorrect", after a
     think block that restates the critiqued answer: the format, and no label.
     """
-    if target in ("format", "answer_first", "answer_match") and row["kind"] == "pairwise":
+    if target in PAIRWISE_WARM_TARGETS and row["kind"] == "pairwise":
         thought = own_answer_thought(row["own_answer"]) if target != "format" else ""
-        if target == "answer_match":
-            thought = f"{thought} {matching_response(row['own_answer'], row['responses'])}"
-        texts = [reasoned_answer(thought.strip(), verdict) for verdict in FORMAT_VERDICTS]
+        verdicts = FORMAT_VERDICTS
+        if target in ("answer_match", "own_verdict"):
+            saying = saying_responses(row["own_answer"], row["responses"])
+            thought = f"{thought} {matching_sentence(row['own_answer'], saying)}"
+            if target == "own_verdict" and len(saying) == 1:
+                verdicts = (saying[0],)
+        texts = [reasoned_answer(thought.strip(), verdict) for verdict in verdicts]
     elif target == "format" and row["kind"] == "critique":
         thought = critiqued_answer_thought(row["answer_text"])
         texts = [reasoned_answer(thought, verdict) for verdict in CRITIQUE_VERDICTS]
@@ -57,13 +66,20 @@ def critiqued_answer_thought(answer_text: str) -> str:
     return f"The answer given is {answer}." if answer else "The answer gives no final answer."
 
 
-def matching_response(answer: str, responses: list[str]) -> str:
-    """Which response states the model's own answer, found in the texts alone: "Response 2
-    says red." when exactly one does (an `answer_match` warm start's second sentence)."""
+def saying_responses(answer: str, responses: list[str]) -> list[str]:
+    """The indices ("1", "2") of the responses whose text states the model's own answer: found
+    in the texts alone, no label."""
+    if not answer:
+        return []
+    word = re.compile(rf"\b{re.escape(answer.lower())}\b")
+    return [str(i) for i, text in enumerate(responses, 1) if word.search(text.lower())]
+
+
+def matching_sentence(answer: str, saying: list[str]) -> str:
+    """An `answer_match` warm start's second sentence: "Response 2 says red." when exactly one
+    response states the model's answer."""
     if not answer:
         return ""
-    word = re.compile(rf"\b{re.escape(answer.lower())}\b")
-    saying = [i for i, text in enumerate(responses, 1) if word.search(text.lower())]
     if len(saying) != 1:
         return f"{'No' if not saying else 'Each'} response says {answer}."
     return f"Response {saying[0]} says {answer}."
