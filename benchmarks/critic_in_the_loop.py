@@ -20,7 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mmcritic.models.devices import set_cpu_threads
-from mmcritic_dev.critic_in_the_loop import LoopScale, Recipes, run_seeds
+from mmcritic_dev.critic_in_the_loop import LoopScale, run_seeds
+from mmcritic_dev.toy_stages import Recipes
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 
@@ -39,7 +40,7 @@ def main() -> None:
     scale = LoopScale.quick(args.seed) if args.quick else LoopScale()
     scale = replace(scale, critic=replace(scale.critic, seed=args.seed))
     recipes = Recipes(
-        RECIPES / "quickstart_cpu_sft.yaml",
+        RECIPES / "toy_critic_cpu_sft.yaml",
         RECIPES / "toy_critic_cpu.yaml",
         RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )

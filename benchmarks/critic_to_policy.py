@@ -1,15 +1,21 @@
 """The paper's claims at toy scale: does critic-only GRPO make a better policy, and does
-self-critique (Best-of-8 by knockout) beat majority voting and a single sample?
+self-critique (Best-of-8 by knockout) beat majority voting and a single sample, and does the
+critic make a better policy as its reward?
 
 On the CPU with the tiny model (`mmcritic_dev.critic_to_policy`): a base model that answers the
 synthetic colour and count questions some of the time and writes a critic's verdict format, then
 critic-only GRPO, and before and after it the policy's greedy accuracy and the accuracy of a
 single sample, majority vote and Best-of-8 over 8 samples per question, per seed and as a mean
-with its 95% interval over seeds. Writes critic_to_policy.json under --work and ends with one
-JSON line (percentages; after GRPO unless the name ends in _before):
+with its 95% interval over seeds; then policy GRPO from the same base rewarded by the trained
+critic alone, and the same figures for the policy it ends with. Writes critic_to_policy.json
+under --work and ends with one JSON line (percentages; after GRPO unless the name ends in
+_before):
 
     {"policy_accuracy_before": .., "policy_accuracy_after": .., "bon_accuracy": ..,
-     "majority_accuracy": .., "single_accuracy": .., ...}
+     "majority_accuracy": .., "single_accuracy": .., "critic_rewarded_policy_accuracy": .., ...}
+
+Seeds already run under --work are read back, so `--seed 3 --seeds 1` in another process runs a
+seed in parallel and a later `--seeds 5` gathers them.
 
     python benchmarks/critic_to_policy.py [--seeds 3] [--quick] [--work runs/critic_to_policy]
 """
@@ -24,6 +30,7 @@ from pathlib import Path
 
 from mmcritic.models.devices import set_cpu_threads
 from mmcritic_dev.critic_to_policy import ToyScale, headline, run_seeds
+from mmcritic_dev.toy_stages import Recipes
 
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 
@@ -44,15 +51,14 @@ def main() -> None:
     toy = ToyScale.quick(args.seed) if args.quick else ToyScale()
     toy = replace(toy, critic=replace(toy.critic, seed=args.seed))
     seeds = 1 if args.quick else args.seeds
-    summary = run_seeds(
-        args.work,
-        toy,
-        seeds,
-        RECIPES / "quickstart_cpu_sft.yaml",
+    recipes = Recipes(
+        RECIPES / "toy_critic_cpu_sft.yaml",
         RECIPES / "toy_critic_cpu.yaml",
-        args.overrides,
+        RECIPES / "policy_grpo_critic_reward_cpu.yaml",
     )
-    print(json.dumps({key: summary[key] for key in ("before", "after")}, indent=2))
+    summary = run_seeds(args.work, toy, seeds, recipes, args.overrides)
+    stages = ("before", "after", "critic_rewarded")
+    print(json.dumps({key: summary[key] for key in stages}, indent=2))
     print(json.dumps(headline(summary)))
 
 

@@ -25,12 +25,14 @@ from typing import Any
 from mmcritic.data.media import MediaBudget
 from mmcritic.data.schema import Record
 from mmcritic.inference.questions import answer_questions
-from mmcritic.train.run import LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, run_quickstart
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
+    Recipes,
+    critic_rewarded_policy,
     critic_votes,
     final_model,
+    history_mean,
     policy_questions,
     stage_recipe,
 )
@@ -65,13 +67,6 @@ class LoopScale:
             policy_questions=32,
             policy_steps=30,
         )
-
-
-@dataclass(frozen=True)
-class Recipes:
-    sft: Path
-    grpo: Path
-    policy: Path
 
 
 def critic_stage(work: Path, scale: LoopScale, recipes: Recipes, overrides: Sequence[str] = ()):
@@ -112,24 +107,19 @@ def critic_reward_part(work: Path, scale: LoopScale, recipes: Recipes) -> dict[s
         )
     )
     heldout_folder = questions.parent / "heldout_color"
-    policy = stage_recipe(
-        recipes.policy,
+    policy = critic_rewarded_policy(
+        recipes,
         work / "policy_grpo",
         base,
         questions,
+        critic_run / "grpo" / "final",
         seed,
-        [
-            f"data.eval={heldout_folder}",
-            f"rewards.critic_model={critic_run / 'grpo' / 'final'}",
-            f"max_steps={scale.policy_steps}",
-            f"save_steps={scale.policy_steps}",
-            "logging_steps=1",
-        ],
+        scale.policy_steps,
+        heldout_folder,
     )
-    summary = train(policy)
-    history = json.loads((Path(policy.output_dir) / LOG_HISTORY_FILE).read_text())
+    summary, history = policy.summary, policy.history
     before, after = summary["heldout_before"]["policy"], summary["heldout_after"]["policy"]
-    budget = policy.data.media_budget
+    budget = policy.recipe.data.media_budget
     rollout_accuracy = [entry[ANSWER_KEY] for entry in history if ANSWER_KEY in entry]
     return {
         "questions": len(heldout),
@@ -145,8 +135,8 @@ def critic_reward_part(work: Path, scale: LoopScale, recipes: Recipes) -> dict[s
         "rollout_accuracy_first_5": statistics.fmean(rollout_accuracy[:5]),
         "rollout_accuracy_last_5": statistics.fmean(rollout_accuracy[-5:]),
         "critic_calls": int(sum(entry.get("critic/calls", 0) for entry in history)),
-        "critic_order_agreement": _mean(history, "critic/order_agreement"),
-        "critic_reward_mean": _mean(history, "rewards/critic/mean"),
+        "critic_order_agreement": history_mean(history, "critic/order_agreement"),
+        "critic_reward_mean": history_mean(history, "rewards/critic/mean"),
         "steps": summary["global_step"],
     }
 
@@ -218,8 +208,3 @@ def _summarise(values: list[Any]) -> Any:
     if isinstance(first, int | float) and not isinstance(first, bool):
         return mean_interval([float(value) for value in values])
     return values
-
-
-def _mean(history: list[dict[str, Any]], key: str) -> float | None:
-    values = [entry[key] for entry in history if key in entry]
-    return sum(values) / len(values) if values else None

@@ -15,7 +15,10 @@ One run (one seed):
    `samples` answers sampled per question, a single sample's accuracy (their mean), majority
    vote, and Best-of-N by knockout with the model itself as the critic; the oracle (any sample
    right) bounds what selection can reach (Best-of-N judges each match in both orders). The
-   critic's held-out report rides along, with Voting@k on its held-out pairs after GRPO.
+   critic's held-out report rides along, with Voting@k on its held-out pairs after GRPO;
+4. the critic as a reward: policy GRPO from the base model of step 1 on the training questions,
+   rewarded by the critic of step 2 alone (pairwise win rate in the group, both orders; the
+   references only score), and the same report of the policy it ends with.
 
 Several seeds give each figure's mean and 95% t-interval. The result is reported whatever it is.
 """
@@ -39,8 +42,11 @@ from mmcritic.train.run import train
 from mmcritic_dev.quickstart import QuickstartData, input_paths, mean_interval, prepare_inputs
 from mmcritic_dev.toy_stages import (
     TOY_CRITIC,
+    Recipes,
+    critic_rewarded_policy,
     critic_votes,
     final_model,
+    history_mean,
     policy_questions,
     stage_recipe,
     write_merged,
@@ -65,18 +71,29 @@ class ToyScale:
     policy_steps: int = 80
     samples: int = 8
     grpo_steps: int = 300
+    # policy GRPO steps rewarded by the trained critic (step 4)
+    policy_grpo_steps: int = 100
     # Voting@k on the trained critic's held-out pairs: k verdicts sampled at temperature 1
     votes: tuple[int, ...] = (1, 3, 5)
 
     @classmethod
     def quick(cls, seed: int = 0) -> ToyScale:
-        return cls(critic=replace(TOY_CRITIC, seed=seed), policy_questions=32, grpo_steps=150)
+        return cls(
+            critic=replace(TOY_CRITIC, seed=seed),
+            policy_questions=32,
+            grpo_steps=150,
+            policy_grpo_steps=30,
+        )
 
 
 def run_seed(
-    work: Path, toy: ToyScale, sft_recipe: Path, grpo_recipe: Path, overrides: Sequence[str] = ()
+    work: Path, toy: ToyScale, recipes: Recipes, overrides: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """Steps 1-3 above for `toy.critic.seed`; returns (and writes) the before/after report."""
+    """Steps 1-4 above for `toy.critic.seed`; returns (and writes) the before/after report. A
+    seed whose report is already written is read back, so seeds can run in parallel processes
+    and one more call gathers them."""
+    if (work / REPORT_FILE).is_file():
+        return json.loads((work / REPORT_FILE).read_text())
     seed = toy.critic.seed
     prepare_inputs(work, toy.critic)
     inputs = input_paths(work)
@@ -92,7 +109,7 @@ def run_seed(
         work / "base_data", read_records(question_train) + read_records(inputs["warm_start"])
     )
     base = stage_recipe(
-        sft_recipe,
+        recipes.sft,
         work / "base",
         inputs["model"],
         mixed,
@@ -100,7 +117,7 @@ def run_seed(
         ["data.eval=null", f"max_steps={steps}", f"save_steps={steps}"],
     )
     grpo = stage_recipe(
-        grpo_recipe,
+        recipes.grpo,
         work / "grpo",
         final_model(base),
         inputs["train"],
@@ -111,12 +128,32 @@ def run_seed(
     before = policy_report(Path(grpo.model.name_or_path), questions, toy, budget, seed)
     tuned = train(grpo)
     after = policy_report(Path(tuned["final_model"]), questions, toy, budget, seed)
+    rewarded = critic_rewarded_policy(
+        recipes,
+        work / "policy_grpo",
+        final_model(base),
+        question_train,
+        Path(tuned["final_model"]),
+        seed,
+        toy.policy_grpo_steps,
+    )
     report = {
         "toy": asdict(toy),
         "critic_before": _critic_rates(tuned["heldout_before"]),
         "critic_after": _critic_rates(tuned["heldout_after"]),
         "before": before,
         "after": after,
+        "critic_rewarded": policy_report(
+            Path(rewarded.summary["final_model"]), questions, toy, budget, seed
+        ),
+        "critic_reward_signal": {
+            # pairs of rollouts the critic judged the same in both orders, and steps whose
+            # groups all scored alike (no gradient): what the critic gave the policy to learn
+            "order_agreement": history_mean(rewarded.history, "critic/order_agreement"),
+            "groups_without_spread": history_mean(rewarded.history, "frac_reward_zero_std"),
+            "critic_reward_mean": history_mean(rewarded.history, "rewards/critic/mean"),
+            "rollout_accuracy": history_mean(rewarded.history, "rewards/answer/mean"),
+        },
         "voting": critic_votes(work, toy.votes),
     }
     (work / REPORT_FILE).write_text(json.dumps(report, indent=2))
@@ -124,24 +161,15 @@ def run_seed(
 
 
 def run_seeds(
-    work: Path,
-    toy: ToyScale,
-    seeds: int,
-    sft_recipe: Path,
-    grpo_recipe: Path,
-    overrides: Sequence[str] = (),
+    work: Path, toy: ToyScale, seeds: int, recipes: Recipes, overrides: Sequence[str] = ()
 ) -> dict[str, Any]:
     """`run_seed` for seeds toy.critic.seed, +1, ...; each figure's mean and 95% interval."""
     runs = []
     for offset in range(seeds):
         seeded = replace(toy, critic=replace(toy.critic, seed=toy.critic.seed + offset))
-        runs.append(
-            run_seed(
-                work / f"seed_{seeded.critic.seed}", seeded, sft_recipe, grpo_recipe, overrides
-            )
-        )
+        runs.append(run_seed(work / f"seed_{seeded.critic.seed}", seeded, recipes, overrides))
     summary: dict[str, Any] = {"toy": asdict(toy), "seeds": seeds, "runs": runs}
-    for stage in ("before", "after"):
+    for stage in ("before", "after", "critic_rewarded"):
         summary[stage] = {
             name: mean_interval([100 * run[stage]["overall"][name] for run in runs])
             for name in ("policy_accuracy", *(f"{s}_accuracy" for s in STRATEGIES))
@@ -153,6 +181,10 @@ def run_seeds(
     summary["voting"] = {
         k: {name: mean_interval([100 * run["voting"][k][name] for run in runs]) for name in rates}
         for k, rates in runs[0]["voting"].items()
+    }
+    summary["critic_reward_signal"] = {
+        name: _mean_of_logged([run["critic_reward_signal"][name] for run in runs])
+        for name in runs[0]["critic_reward_signal"]
     }
     (work / REPORT_FILE).write_text(json.dumps(summary, indent=2))
     return summary
@@ -168,6 +200,9 @@ def headline(summary: dict[str, Any]) -> dict[str, float]:
     for strategy in ("bon", "majority", "single"):
         line[f"{strategy}_accuracy"] = after[f"{strategy}_accuracy"]
         line[f"{strategy}_accuracy_before"] = before[f"{strategy}_accuracy"]
+    rewarded = summary["critic_rewarded"]
+    line["critic_rewarded_policy_accuracy"] = rewarded["policy_accuracy"]
+    line["critic_rewarded_single_accuracy"] = rewarded["single_accuracy"]
     line["critic_consistent_accuracy"] = summary["critic_after"]["consistent_accuracy"]
     for k, rates in summary["voting"].items():
         line[f"voting_{k}_consistent_accuracy"] = rates["consistent_accuracy"]
@@ -214,6 +249,12 @@ def _rates(right: dict[str, list[float]], keep: list[bool]) -> dict[str, Any]:
             rate = Rate(sum(map(bool, kept)), len(kept))
             rates[f"{key}_ci95"] = [round(end, 4) for end in rate.interval]
     return rates
+
+
+def _mean_of_logged(values: list[float | None]) -> dict[str, float] | None:
+    """Mean and interval, in %, over the seeds that logged the metric (None if none did)."""
+    logged = [100 * value for value in values if value is not None]
+    return mean_interval(logged) if logged else None
 
 
 def _critic_rates(heldout: dict[str, Any]) -> dict[str, float]:

@@ -4,7 +4,9 @@ benchmarks/critic_in_the_loop.py)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +17,23 @@ from mmcritic.data.synth import synthesize
 from mmcritic.train.config import Recipe, load_recipe
 from mmcritic.train.heldout import Rate
 from mmcritic.train.instruct_base import InstructSpec
-from mmcritic.train.run import FINAL_DIR, train
+from mmcritic.train.run import FINAL_DIR, LOG_HISTORY_FILE, train
 from mmcritic_dev.quickstart import QuickstartData, input_paths
 
 # the critic data and model of the toy studies: the quickstart's prompt, with responses written
 # the way the synthetic policy answers, so the critic can judge that policy's answers; two colours
 # and the 0.4 M-parameter width, as their README figures were measured
 TOY_CRITIC = QuickstartData(responses="reasoned", colors=2, hidden_size=64)
+
+
+@dataclass(frozen=True)
+class Recipes:
+    """The recipes of a toy study's stages: the warm start (and supervised policy base), critic
+    GRPO, and policy GRPO rewarded by a critic."""
+
+    sft: Path
+    grpo: Path
+    policy: Path
 
 
 def stage_recipe(
@@ -46,6 +58,52 @@ def final_model(recipe: Recipe) -> Path:
     if not (final / "config.json").is_file():
         train(recipe)
     return final
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    """A finished policy GRPO run: its recipe, `train`'s summary and the log history."""
+
+    recipe: Recipe
+    summary: dict[str, Any]
+    history: list[dict[str, Any]]
+
+
+def critic_rewarded_policy(
+    recipes: Recipes,
+    out: Path,
+    base: Path,
+    questions: Path,
+    critic: Path,
+    seed: int,
+    steps: int,
+    heldout: Path | None = None,
+) -> PolicyRun:
+    """Policy GRPO from `base` on `questions` rewarded by the critic in `critic` alone
+    (`recipes.policy`)."""
+    recipe = stage_recipe(
+        recipes.policy,
+        out,
+        base,
+        questions,
+        seed,
+        [
+            f"data.eval={heldout or 'null'}",
+            f"rewards.critic_model={critic}",
+            f"max_steps={steps}",
+            f"save_steps={steps}",
+            "logging_steps=1",
+        ],
+    )
+    summary = train(recipe)
+    history = json.loads((Path(recipe.output_dir) / LOG_HISTORY_FILE).read_text())
+    return PolicyRun(recipe, summary, history)
+
+
+def history_mean(history: list[dict[str, Any]], key: str) -> float | None:
+    """The mean of a logged metric over a run's log history (None where it was never logged)."""
+    values = [entry[key] for entry in history if key in entry]
+    return sum(values) / len(values) if values else None
 
 
 def policy_questions(

@@ -10,14 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from mmcritic_dev.critic_in_the_loop import LoopScale, Recipes
+from mmcritic_dev.critic_in_the_loop import LoopScale
 from mmcritic_dev.critic_in_the_loop import run_seeds as loop_seeds
 from mmcritic_dev.critic_to_policy import ToyScale, headline
 from mmcritic_dev.critic_to_policy import run_seeds as transfer_seeds
-from mmcritic_dev.toy_stages import TOY_CRITIC
+from mmcritic_dev.toy_stages import TOY_CRITIC, Recipes
 
 RECIPES = Path(__file__).parents[1] / "recipes"
 SMALL_CRITIC = replace(TOY_CRITIC, n_train=16, n_heldout=4, base_steps=4)
+TOY_RECIPES = Recipes(
+    RECIPES / "toy_critic_cpu_sft.yaml",
+    RECIPES / "toy_critic_cpu.yaml",
+    RECIPES / "policy_grpo_critic_reward_cpu.yaml",
+)
 SHORT = ["optim.per_device_train_batch_size=16", "save_steps=4", "logging_steps=2"]
 
 
@@ -29,16 +34,10 @@ def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(
         policy_questions=3,
         policy_steps=5,
         grpo_steps=4,
+        policy_grpo_steps=2,
         votes=(1, 3),
     )
-    summary = transfer_seeds(
-        tmp_path,
-        toy,
-        1,
-        RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "toy_critic_cpu.yaml",
-        SHORT,
-    )
+    summary = transfer_seeds(tmp_path, toy, 1, TOY_RECIPES, SHORT)
     line = headline(summary)
     assert set(line) >= {
         "policy_accuracy_before",
@@ -47,6 +46,7 @@ def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(
         "majority_accuracy",
         "single_accuracy",
         "critic_consistent_accuracy",
+        "critic_rewarded_policy_accuracy",
         "voting_k=1_consistent_accuracy",
         "voting_k=3_consistent_accuracy",
     }
@@ -54,7 +54,12 @@ def test_critic_to_policy_reports_the_policy_and_self_critique_before_and_after(
     run = summary["runs"][0]
     assert run["after"]["overall"]["n"] == 6 and {"color", "count"} <= set(run["after"])
     # the oracle bounds every way of picking one of the samples
-    for stage in ("before", "after"):
+    assert run["critic_rewarded"]["overall"]["n"] == 6
+    # what the critic gave the policy to learn from, logged by the policy's GRPO
+    signal = run["critic_reward_signal"]
+    assert 0 <= signal["groups_without_spread"] <= 1 and 0 <= signal["rollout_accuracy"] <= 1
+    assert set(summary["critic_reward_signal"]) == set(signal)
+    for stage in ("before", "after", "critic_rewarded"):
         rates = run[stage]["overall"]
         assert max(rates["bon_accuracy"], rates["majority_accuracy"]) <= rates["oracle_accuracy"]
 
@@ -70,12 +75,7 @@ def test_critic_in_the_loop_runs_every_part(tmp_path):
         policy_steps=2,
         votes=(1, 3),
     )
-    recipes = Recipes(
-        RECIPES / "quickstart_cpu_sft.yaml",
-        RECIPES / "toy_critic_cpu.yaml",
-        RECIPES / "policy_grpo_critic_reward_cpu.yaml",
-    )
-    summary = loop_seeds(tmp_path, scale, recipes, 1)
+    summary = loop_seeds(tmp_path, scale, TOY_RECIPES, 1)
     part = summary["critic_reward"]
     assert part["critic_calls"]["mean"] > 0
     assert 0 <= part["policy_accuracy_after"]["mean"] <= 1
