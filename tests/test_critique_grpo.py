@@ -148,6 +148,14 @@ def test_critique_grpo_refuses_what_it_cannot_combine_with(tiny_model_dir, quest
         _recipe(tiny_model_dir, questions, tmp_path, "grpo.loss_type=grpo")
     with pytest.raises(RecipeError, match=r"multiple of grpo\.num_generations"):
         _recipe(tiny_model_dir, questions, tmp_path, "optim.per_device_train_batch_size=4")
+    # each process refines on its own: from ZeRO-3 shards the processes would have to step
+    # through every layer together
+    with pytest.raises(
+        RecipeError, match=r"grpo\.critique_grpo generate .*ds3_gather_for_generation: true"
+    ):
+        _recipe(tiny_model_dir, questions, tmp_path, "grpo.ds3_gather_for_generation=false")
+    off = ("grpo.critique_grpo.enabled=false", "grpo.ds3_gather_for_generation=false")
+    assert not _recipe(tiny_model_dir, questions, tmp_path, *off).grpo.critique_grpo.enabled
 
 
 def test_the_refinement_is_scored_with_its_own_tokens_in_view(
