@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 import torch
+from safetensors.torch import load_file
 from trl import GRPOTrainer
 
 from mmcritic.data.dataset import read_records
@@ -200,3 +203,57 @@ def test_the_refinement_is_scored_with_its_own_tokens_in_view(
     refined = rollout["refined"].unsqueeze(1) & rollout["completion_mask"].bool()
     assert refined.any()
     assert torch.allclose(shaped[0][refined], full[refined], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_critique_grpo_runs_on_two_zero3_processes_with_the_policy_as_its_critic(
+    tiny_model_dir, questions, tmp_path
+):
+    """At the rank count of a real run: each process refines its own groups with the whole
+    model gathered, the refinement's term trains, and the gathered model saves whole. From a
+    short warm start on the questions, so the groups' answers earn different rewards."""
+    from tests.test_train import format_warm_start
+
+    warm = format_warm_start(tiny_model_dir, questions, tmp_path / "warm")
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--config_file",
+        str(root / "recipes" / "accelerate" / "zero3_cpu_test.yaml"),
+        "-m",
+        "mmcritic.cli",
+        "--quiet",
+        "train",
+        str(RECIPES / "toy_critic_cpu.yaml"),
+        f"output_dir={out}",
+        f"model.name_or_path={warm}",
+        f"data.train={questions}",
+        "data.eval=null",
+        "max_steps=2",
+        "save_steps=2",
+        "logging_steps=1",
+        "report_to=[]",
+        "grpo.balance_positions=false",
+        "grpo.num_generations=3",
+        "grpo.max_completion_length=8",
+        "grpo.scale_rewards=none",
+        "grpo.critique_grpo.enabled=true",
+        "grpo.critique_grpo.critic=self",
+        "grpo.critique_grpo.max_new_tokens=8",
+        "optim.per_device_train_batch_size=3",
+        "optim.learning_rate=1e-3",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    history = json.loads((out / "log_history.json").read_text())
+    steps = [entry for entry in history if "critique_grpo/refinement_prob" in entry]
+    assert len(steps) == 2
+    assert all(0.0 < entry["critique_grpo/refinement_prob"] < 1.0 for entry in steps)
+    before = load_file(str(warm / "model.safetensors"))
+    after = load_file(str(out / "final" / "model.safetensors"))
+    assert set(after) == set(before)
+    assert any(not torch.equal(before[name], after[name]) for name in before), "never moved"
