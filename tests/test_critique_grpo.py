@@ -106,6 +106,22 @@ def questions(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+# two steps of Critique-GRPO on the tiny model: three rollouts a group, short answers and
+# refinements
+TWO_STEPS = (
+    "max_steps=2",
+    "save_steps=2",
+    "logging_steps=1",
+    "report_to=[]",
+    "grpo.balance_positions=false",
+    "grpo.num_generations=3",
+    "grpo.max_completion_length=8",
+    "grpo.scale_rewards=none",
+    "grpo.critique_grpo.enabled=true",
+    "grpo.critique_grpo.max_new_tokens=8",
+)
+
+
 def _recipe(model: Path, data: Path, out: Path, *overrides: str):
     return load_recipe(
         RECIPES / "toy_critic_cpu.yaml",
@@ -114,16 +130,7 @@ def _recipe(model: Path, data: Path, out: Path, *overrides: str):
             f"model.name_or_path={model}",
             f"data.train={data}",
             f"data.eval={data}",
-            "max_steps=2",
-            "save_steps=2",
-            "logging_steps=1",
-            "report_to=[]",
-            "grpo.balance_positions=false",
-            "grpo.num_generations=3",
-            "grpo.max_completion_length=8",
-            "grpo.scale_rewards=none",
-            "grpo.critique_grpo.enabled=true",
-            "grpo.critique_grpo.max_new_tokens=8",
+            *TWO_STEPS,
             "optim.per_device_train_batch_size=6",
             *overrides,
         ],
@@ -232,17 +239,8 @@ def test_critique_grpo_runs_on_two_zero3_processes_with_the_policy_as_its_critic
         f"model.name_or_path={warm}",
         f"data.train={questions}",
         "data.eval=null",
-        "max_steps=2",
-        "save_steps=2",
-        "logging_steps=1",
-        "report_to=[]",
-        "grpo.balance_positions=false",
-        "grpo.num_generations=3",
-        "grpo.max_completion_length=8",
-        "grpo.scale_rewards=none",
-        "grpo.critique_grpo.enabled=true",
+        *TWO_STEPS,
         "grpo.critique_grpo.critic=self",
-        "grpo.critique_grpo.max_new_tokens=8",
         "optim.per_device_train_batch_size=3",
         "optim.learning_rate=1e-3",
     ]
