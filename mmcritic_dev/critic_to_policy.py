@@ -116,10 +116,11 @@ def run_seed(
         seed,
         ["data.eval=null", f"max_steps={steps}", f"save_steps={steps}"],
     )
+    base_model = final_model(base)
     grpo = stage_recipe(
         recipes.grpo,
         work / "grpo",
-        final_model(base),
+        base_model,
         inputs["train"],
         seed,
         [f"data.eval={inputs['heldout']}", f"max_steps={toy.grpo_steps}", *overrides],
@@ -131,7 +132,7 @@ def run_seed(
     rewarded = critic_rewarded_policy(
         recipes,
         work / "policy_grpo",
-        final_model(base),
+        base_model,
         question_train,
         Path(tuned["final_model"]),
         seed,
