@@ -33,3 +33,14 @@ def test_every_command_teaches_itself_through_help(capsys):
         parser.parse_args(["tiny-model", "--help"])
     shown = capsys.readouterr().out
     assert "(default: 64)" in shown and "language model width" in shown
+
+
+def test_a_command_destroys_the_process_group_it_ran_in(tmp_path):
+    # under `accelerate launch` the group is left to shutdown otherwise, where Gloo can abort
+    import torch.distributed as dist
+
+    store = dist.FileStore(str(tmp_path / "store"), 1)
+    dist.init_process_group("gloo", store=store, rank=0, world_size=1)
+    assert dist.is_initialized()
+    assert main(["train", str(tmp_path / "missing.yaml"), "--dry-run"]) == 2
+    assert not dist.is_initialized()

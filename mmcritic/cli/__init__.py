@@ -686,7 +686,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.overrides += extra  # overrides given after --dry-run
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return run_reported(lambda: args.handler(args), args.quiet, lambda: _how_to_resume(args))
+    try:
+        return run_reported(lambda: args.handler(args), args.quiet, lambda: _how_to_resume(args))
+    finally:
+        leave_process_group()
+
+
+def leave_process_group() -> None:
+    """Destroys the process group `accelerate launch` made, while the interpreter is whole.
+
+    Left to interpreter shutdown, Gloo's worker threads can still hold tensors whose release
+    needs the GIL, and the process aborts ("terminate called without an active exception")
+    after a run that finished: the launcher then kills the other ranks and reports a failure.
+    Destroying is local to this process, so a rank leaving on an error does not wait on others.
+    """
+    distributed = sys.modules.get("torch.distributed")
+    if distributed is not None and distributed.is_available() and distributed.is_initialized():
+        distributed.destroy_process_group()
 
 
 def run_reported(
