@@ -39,24 +39,13 @@ from mmcritic.eval.statements import (
     stating_clause,
     without_final_period,
 )
-from mmcritic.reading.language import number_words, phrases, tens_words
+from mmcritic.reading.language import number_words, pattern, phrases, tens_words
 from mmcritic.reading.markup import STYLE_MACRO, think_tags
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
 from mmcritic.text import without_lone_surrogates
 
-_ANSWER_PHRASE = re.compile(
-    r"(?:final\s+answer|correct\s+answer|best\s+answer|correct\s+option|answer)"
-    r"[*_]*\s*(?:is|should\s+be|would\s+be|=|:)\s*:?\s*"  # "*Answer*: 27%"
-    # a heading line of its own: "**Final Answer**", "### Answer"
-    r"|(?:^|\n)[#*\s]*(?:final\s+)?answer[*\s]*:?[*]*[ \t]*\n\s*"
-    # Chinese: 答案是 / 答案为 / 答案： / 最终答案 / (故|所以|应)选 (the answer is, choose)
-    r"|(?:最终|正确)?答案\s*(?:应该?|应当)?\s*(?:是|为|：|:)\s*|(?:故|所以|因此|应|应该)?选(?:择|项)?\s*(?:是|为|：|:)?\s*"
-    # Japanese, Korean, Spanish, French, German: 答え：D, 正解は, 정답은, la respuesta es, ...
-    r"|(?:答え|正解)\s*(?:は|：|:)\s*|정답\s*(?:은|:|：)\s*"
-    r"|\b(?:la\s+)?(?:respuesta|r[ée]ponse)\s+(?:correcta\s+|correcte\s+)?(?:es|est)\s*:?\s*"
-    r"|\b(?:die\s+)?(?:richtige\s+)?antwort\s+ist\s*:?\s*",
-    re.IGNORECASE,
-)
+# what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
+_ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
 _GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)

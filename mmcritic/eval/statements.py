@@ -16,7 +16,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from mmcritic.reading.language import phrases
+from mmcritic.reading.language import pattern, phrases
 
 # A clause that adds context after the main one: "; the fax is ...", ", rising to 26.5% ...",
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
@@ -64,10 +64,10 @@ _ALTERNATIVES = (
     ),
 )
 # a negated statement: "not", "never", "isn't"
-NEGATION = re.compile(r"\b(?:not|no|never|neither|nor)\b|n't\b", re.IGNORECASE)
+NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
 # a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
 # "quickly, though it might also be quietly"
-OR_POSSIBLY = r"\bor\s+(?:possibly|perhaps|maybe|probably)\b|\b(?:might|could|may)\s+also\s+be\b"
+OR_POSSIBLY = pattern("hedges")
 # two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
 _QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")
 # another value offered: "could also be around 10", "it might be 10"
@@ -76,13 +76,7 @@ _HEDGED_VALUE = re.compile(
 )
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
-_CORRECTIONS = (
-    # "actually" corrects where it opens a clause ("No, actually, ..."), not inside one ("they
-    # are actually parallel")
-    r"(?<!\w\s)\bactually\b|\b(?:wait|on\s+second\s+thought|correction|no,?\s+sorry|"
-    r"look(?:ing)?\s+(?:again|(?:more\s+)?closely|closer)|on\s+(?:a\s+)?(?:closer|second)\s+"
-    r"(?:look|inspection|glance)|re-?examining|re-?checking|on\s+reflection)\b|\?\s+no\b|\.\.\.\s*no\b"
-)
+_CORRECTIONS = pattern("corrections")
 CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
 # A turn away from an earlier reading: what follows it is what the answer settles on.
 _TURN = re.compile(

@@ -7,37 +7,14 @@ import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
 from mmcritic.eval.statements import after_last_correction, content_words
-from mmcritic.reading.language import phrases
+from mmcritic.reading.language import pattern, phrases
 
-_UNCLEAR = re.compile(
-    r"^(?:i\s+(?:cannot|can't|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to|don't\s+know|"
-    r"do\s+not\s+know)"
-    r"|i(?:'m|\s+am)\s+not\s+sure|it(?:'s|\s+is)\s+not\s+possible\s+to|cannot\s+tell"
-    r"|it(?:'s|\s+is)\s+(?:unclear|not\s+clear|uncertain|impossible\s+to)|unclear|uncertain|"
-    r"not\s+sure|unsure|cannot\s+(?:be\s+)?determine|there\s+is\s+not\s+enough|"
-    r"it(?:'s|\s+is)\s+(?:hard|difficult)\s+to\s+(?:say|tell|determine))"
-)
+# an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)
+_UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
 _APOLOGY = re.compile(rf"^(?:{'|'.join(phrases('en', 'apologies'))})\b[,.!]?\s*(?:but\s+)?")
 # a stated inability to tell anywhere in an answer that says neither yes nor no first
-CANNOT_TELL = re.compile(
-    r"\b(?:can't|cannot|can\s+not|unable\s+to|not\s+possible\s+to|impossible\s+to|hard\s+to|"
-    r"difficult\s+to)\s+(?:tell|determine|say|answer|verify|know|confirm|judge)\b"
-    r"|\b(?:can't|cannot|can\s+not)\s+be\s+(?:determined|told|answered|verified|confirmed)\b"
-    r"|\b(?:need|needs|would\s+need)\s+to\s+see\s+the\s+(?:image|picture|figure|chart|table|"
-    r"map|graph|plot|photo|diagram|data)"
-    # the question's figure is missing: "I'm unable to see any map ... Please upload the image"
-    r"|(?:\bnot|n't)\s+(?:have\s+|provide\s+|give\s+|contain\s+|show\s+|include\s+)?"
-    r"enough\s+(?:information|context|data|detail)\b"
-    r"|\binsufficient\s+(?:information|context|data)\b"
-    r"|\b(?:unable\s+to|can't|cannot|can\s+not)\s+see\s+(?:the|any|an?)\s+(?:image|picture|"
-    r"figure|chart|table|map|graph|plot|photo|diagram)\b|\bplease\s+(?:upload|provide|share|"
-    r"attach)\s+(?:the|an?)\s+(?:image|picture|figure|chart|table|map|graph|photo|diagram)"
-)
-# the same in Chinese: 不能确定 / 无法确定 / 无法判断 (cannot determine), 没有提供 (none was given)
-_CJK_UNCLEAR = re.compile(
-    r"^(?:不能|无法|不)(?:确定|判断)|没有(?:提供|给出)(?:任何)?(?:地图|图片|图像|图表|表格|图)"
-)
+CANNOT_TELL = re.compile(pattern("cannot_tell"))
 # quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 _TURN = re.compile(r"\b(?:but|however|in\s+reality|in\s+fact)\b")
@@ -126,13 +103,11 @@ def _opening_reading(core: str) -> str | None:
     """What the answer's opening says: yes, no or unclear in any language read here, `_BOTH`
     for an answer that says both ("Yes and no", "Yes. No. Yes. No."); None when it opens with
     neither."""
-    if _CJK_UNCLEAR.search(core):
+    if _UNCLEAR.match(_APOLOGY.sub("", core)):
         return "unclear"
     foreign = _FOREIGN_YES_NO.match(core) or _CJK_YES_NO.match(core)
     if foreign:
         return "yes" if foreign.group("yes") else "no"
-    if _UNCLEAR.match(_APOLOGY.sub("", core)):
-        return "unclear"
     bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}
     if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
         return _BOTH

@@ -1,8 +1,10 @@
 """Words the readers understand, per language, loaded from `languages/<code>.json`.
 
-Adding a language is adding a data file: each file names its language and lists its number
-words (`number_words`: word -> value, `tens`: word -> multiple of ten). Readers ask for the
-languages they read (`number_words("en")`) or for all of them (`LANGUAGES`).
+Adding a language is adding a data file: each file names its language (`language`) and lists
+its number words (`number_words`: word -> value, `tens`: word -> multiple of ten). It may list
+the words of any kind in `KINDS`; a kind written as regular-expression fragments is read in every
+language that has it, so a reader knows a new language's phrasing once its file says it. Readers
+ask for the languages they read (`number_words("en")`) or for all of them (`LANGUAGES`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,23 @@ from importlib import resources
 from typing import Any
 
 _FOLDER = "languages"
+
+# What a language file may list besides its number words, and what each kind holds.
+KINDS = {
+    "answer_phrases": "pattern: what introduces a stated answer ('the answer is', '答案是')",
+    "verdict_statements": "pattern: a response named better, `{index}` where its index stands",
+    "unclear_openings": "pattern: an answer opening by saying it cannot tell ('I'm not sure')",
+    "cannot_tell": "pattern: a stated inability to tell, anywhere in an answer",
+    "corrections": "pattern: an answer revising what it said before ('wait', 'actually')",
+    "verdict_revisions": "pattern: a critic taking back a verdict ('I retract')",
+    "hedges": "pattern: a second reading offered after the first ('or possibly')",
+    "negations": "pattern: a negated statement ('not', 'never')",
+    "context_openers": "words: what opens a clause that is context, not the answer",
+    "apologies": "words: an apology opening an answer ('sorry')",
+    "measure_words": "words: counters between a number and its noun ('个')",
+    "verdict_correct": "words: a verdict that an answer is right",
+    "verdict_incorrect": "words: a verdict that an answer is wrong",
+}
 
 
 @cache
@@ -46,6 +65,14 @@ def tens_words(*codes: str) -> dict[str, int]:
 def phrases(code: str, kind: str) -> list[str]:
     """A language's list of words of one kind ("measure_words"); empty where it has none."""
     return list(_all()[code].get(kind, []))
+
+
+def pattern(kind: str, *codes: str) -> str:
+    """The regular-expression fragments of one kind in the given languages (all of them when
+    none is given), as one group of alternatives; a group that matches nothing when no language
+    has the kind."""
+    fragments = [fragment for code in codes or LANGUAGES for fragment in phrases(code, kind)]
+    return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
 
 
 def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, int]:

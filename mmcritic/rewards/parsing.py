@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
-from mmcritic.reading.language import number_words
+from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases
 from mmcritic.reading.markup import (
     STYLE_MACROS,
     THINK_CLOSE,
@@ -151,8 +151,8 @@ def normalize_choice(raw: str) -> str | None:
     number = _NUMERIC_INDEX.fullmatch(core)
     if number:
         return number.group("i")
-    for pattern in (_INDEX, _ORDINAL):
-        match = pattern.fullmatch(core)
+    for form in (_INDEX, _ORDINAL):
+        match = form.fullmatch(core)
         if match:
             return _INDEX_MEANING[match.group("i")]
     if _TIE.fullmatch(core):
@@ -276,6 +276,23 @@ _BETTER = (
     r"detail|details|style|fluency|format|formatting|length|correctness|helpfulness|"
     r"faithfulness|coherence|creativity|depth|tone|structure|readability)\b)"
 )
+
+
+def _foreign_verdicts() -> str:
+    """Each language's verdict statements ("回答2更好", "Antwort 2 ist besser"), as alternatives:
+    `{index}` becomes a named group of an index as the language writes one (a digit, a or b, its
+    words for one and two); the names are unique, so `_meaning` finds whichever matched."""
+    statements = []
+    for code in LANGUAGES:
+        words = [word for word, value in number_words(code).items() if value in (1, 2)]
+        index = "|".join(["[12ab]", *sorted(words, key=len, reverse=True)])
+        for number, statement in enumerate(phrases(code, "verdict_statements")):
+            parts = statement.split("{index}")
+            groups = [f"(?P<{code}{number}_{n}>{index})" for n in range(len(parts) - 1)]
+            statements.append("".join(map("".join, zip(parts, [*groups, ""], strict=True))))
+    return "|".join(statements) or "(?!)"
+
+
 _PHRASED_VERDICTS = re.compile(
     r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
@@ -308,21 +325,11 @@ _PHRASED_VERDICTS = re.compile(
     r"|\b" + _WHO + r"(?P<n>[12ab])\s+is\s+not\s+(?:the\s+)?(?:better|superior|preferred)\b"
     # JSON verdicts: {"better_answer": 2}, {"winner": "B"}, {"preferred_response": "1"}
     r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
-    r"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:" + _WHO + r")?(?P<j>[12ab])\b"
-    # Chinese: 回答2更好 / 答案2更好 / 第二个回答更好 ((answer) 2 is better)
-    r"|(?:回答|答案|响应|回复)\s*(?P<k>[12ab一二])\s*(?:明显|显然|稍微|略|更加)?\s*(?:更好|更佳|更优|较好)"
-    # Spanish, French, German, Japanese, Korean: "la Respuesta 2 es mejor", "la réponse 1 est
-    # meilleure", "Antwort 2 ist besser", "回答1の方が優れています", "답변 2가 더 낫습니다"
-    r"|respuesta\s*(?P<es>[12])\s+es\s+(?:la\s+)?(?:mejor|superior|m[áa]s\s+(?:precisa|correcta))"
-    r"|r[ée]ponse\s*(?P<fr>[12])\s+est\s+(?:la\s+)?(?:meilleure|sup[ée]rieure|plus\s+(?:pr[ée]cise|"
-    r"correcte))"
-    r"|antwort\s*(?P<de>[12])\s+ist\s+(?:klar\s+|deutlich\s+)?(?:besser|die\s+bessere|genauer)"
-    r"|回答\s*(?P<ja>[12一二])\s*(?:の方)?が\s*(?:より)?(?:優れて|良い|よい|適切|正確)"
-    r"|답변\s*(?P<ko>[12])\s*(?:이|가)\s*(?:더\s*)?(?:낫|좋|우수|정확)"
-    r"|第\s*(?P<m>[12一二])\s*个?(?:回答|答案|响应|回复)\s*(?:更好|更佳|更优|较好)"
-    # 我更倾向于第二个回答 / 我选择回答1 (I lean towards / choose the second answer)
-    r"|(?:倾向于|偏向于?|偏好|更喜欢|选择|选)\s*(?:第\s*(?P<p>[12一二])\s*个?|(?:回答|答案|响应|回复)\s*"
-    r"(?P<q>[12ab一二]))",
+    r"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:"
+    + _WHO
+    + r")?(?P<j>[12ab])\b"
+    + "|"
+    + _foreign_verdicts(),
     re.IGNORECASE,
 )
 # Verdicts the critic marks as its overall or final one: they settle what came before them.
@@ -330,12 +337,8 @@ _FINAL_GROUPS = ("a", "b", "h")
 # Between two different stated verdicts, a word that settles on the later one; without one the
 # answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
 # A critic taking back what it said before: "wait", "on closer inspection", "I retract".
-_REVISION_WORDS = (
-    r"wait|actually|on\s+(?:second|further)\s+thought|correction|re-?consider\w*|"
-    r"i\s+was\s+wrong|let\s+me\s+revise|looking\s+again|(?:up)?on\s+closer\s+(?:look|inspection)|"
-    r"i\s+made\s+(?:an\s+)?(?:error|mistake)|i\s+was\s+mistaken|i\s+retract|re-?checking"
-)
-_REVISION = re.compile(r"\b(?:" + _REVISION_WORDS + r")\b", re.IGNORECASE)
+_REVISION_WORDS = pattern("verdict_revisions")
+_REVISION = re.compile(r"\b" + _REVISION_WORDS + r"\b", re.IGNORECASE)
 _SETTLES = re.compile(
     r"\b(?:" + _REVISION_WORDS + r"|however|but|overall|in\s+conclusion|ultimately|finally|"
     r"on\s+balance|therefore|thus|so|hence|all\s+in\s+all|in\s+the\s+end)\b",
