@@ -66,6 +66,7 @@ ITALIAN = {
     "verdict_statements": [r"risposta\s*{index}\s+è\s+(?:la\s+)?migliore"],
     "unclear_openings": [r"non\s+(?:lo\s+)?so\b"],
     "corrections": [r"\banzi\b"],
+    "yes_openings": [r"sì\b"],
 }
 READ_IN_ITALIAN = """
 import json, sys
@@ -80,7 +81,7 @@ print(json.dumps([
     final_answer("Guardando il grafico, la risposta corretta è: B"),
     parse_judgement("La risposta due è la migliore.").choice,
     yes_no("Non lo so, l'immagine è troppo scura."),
-    yes_no("No, it is orange. Anzi, yes: it is red."),  # the correction word alone is Italian
+    yes_no("No, è arancione. Anzi, sì: è rosso."),
 ]))
 """
 

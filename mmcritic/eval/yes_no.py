@@ -40,8 +40,6 @@ _QUALIFIERS = frozenset(["second", "third", "fourth", "fifth", "least", "almost"
 # "yes and no", "yes or no": both, so neither
 _BOTH = "both"
 _BOTH_YES_NO = re.compile(r"^(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")
-# Chinese yes/no openings: 是(的)/对/正确 yes; 不是/不对/否/错/没有/不 no
-_CJK_YES_NO = re.compile(r"^(?:(?P<no>不是|不对|不正确|否|错|没有|不)|(?P<yes>是|对|正确|有))")
 _YES_WORDS = r"yes|yeah|yep|correct|true|right|indeed|certainly"
 _NO_WORDS = r"no|nope|nah|not|incorrect|false|wrong|isn't|doesn't|don't|aren't|wasn't|cannot"
 _LEADING_YES_NO = re.compile(
@@ -54,11 +52,10 @@ _YES_OR_NO = re.compile(
     r"\byes\W+(?:(?:or|possibly|maybe|perhaps)\s+)+no\b"
     r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
 )
-# yes and no opening an answer in Spanish, French, German, Japanese or Korean ("Sí, ...",
-# "Oui,", "Nein,", "はい、", "아니요,"); a bare "si" only before punctuation (Spanish "if")
+# yes or no opening an answer in another language: "Sí, ...", "Nein.", "はい", "不是" (a bare
+# Spanish "si" only before punctuation: it is also "if")
 _FOREIGN_YES_NO = re.compile(
-    r"^(?:(?P<no>(?:non|nein)(?=[\s,.!;])|いいえ|아니요|아니오|아뇨)"
-    r"|(?P<yes>(?:sí|si)(?=[,.!;]|$)|(?:sí|oui|ja)(?=[\s,.!;]|$)|はい|네|예(?=[\s,.!]|$)))"
+    rf"^(?:(?P<no>{pattern('no_openings')})|(?P<yes>{pattern('yes_openings')}))"
 )
 
 
@@ -105,7 +102,7 @@ def _opening_reading(core: str) -> str | None:
     neither."""
     if _UNCLEAR.match(_APOLOGY.sub("", core)):
         return "unclear"
-    foreign = _FOREIGN_YES_NO.match(core) or _CJK_YES_NO.match(core)
+    foreign = _FOREIGN_YES_NO.match(core)
     if foreign:
         return "yes" if foreign.group("yes") else "no"
     bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}

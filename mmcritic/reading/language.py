@@ -26,6 +26,8 @@ KINDS = {
     "verdict_revisions": "pattern: a critic taking back a verdict ('I retract')",
     "hedges": "pattern: a second reading offered after the first ('or possibly')",
     "negations": "pattern: a negated statement ('not', 'never')",
+    "yes_openings": "pattern: yes opening an answer ('oui', '是'); English's has its own reader",
+    "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
     "apologies": "words: an apology opening an answer ('sorry')",
     "measure_words": "words: counters between a number and its noun ('个')",
