@@ -1,6 +1,8 @@
-"""Which scoring-corpus lines each reading rule decides (mmcritic_dev.rule_audit).
+"""Which scoring-corpus lines each reading rule decides (mmcritic_dev.rule_audit), or with
+--phrases each phrase of the language data (mmcritic_dev.phrase_audit).
 
     python benchmarks/rule_audit.py --out runs/rule_audit.json
+    python benchmarks/rule_audit.py --phrases --out runs/phrase_audit.json
 
 Prints the rules that decide no line (candidates to remove) and each rule's count; the JSON
 lists every rule's matched, decided and harmed lines.
@@ -13,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from mmcritic_dev.rule_audit import audit
+from mmcritic_dev import phrase_audit, rule_audit
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scoring"
 
@@ -21,10 +23,24 @@ CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scoring"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--phrases", action="store_true", help="audit the language data's phrases")
     parser.add_argument("--out", type=Path, default=Path("runs/rule_audit.json"))
     args = parser.parse_args()
-    reports = audit(args.corpus, progress=lambda text: print(text, file=sys.stderr, flush=True))
-    rows = [
+    rows = _phrase_rows(args.corpus) if args.phrases else _rule_rows(args.corpus)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rows, indent=1))
+    idle = [row for row in rows if not row["decides"] and not row.get("unswitchable")]
+    for row in rows:
+        print(f"{len(row['decides']):5d} decided {row['matched']:6d} matched  {row['rule']}")
+    print(f"{len(idle)} of {len(rows)} rules decide no line; written {args.out}")
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _rule_rows(corpus: Path) -> list[dict]:
+    return [
         {
             "rule": str(report.rule),
             "matched": len(report.matched),
@@ -33,14 +49,21 @@ def main() -> None:
             "unswitchable": report.unswitchable,
             "aliases": [str(alias) for alias in report.aliases],
         }
-        for report in reports
+        for report in rule_audit.audit(corpus, progress=_progress)
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(rows, indent=1))
-    idle = [row for row in rows if not row["decides"] and not row["unswitchable"]]
-    for row in rows:
-        print(f"{len(row['decides']):5d} decided {row['matched']:6d} matched  {row['rule']}")
-    print(f"{len(idle)} of {len(rows)} rules decide no line; written {args.out}")
+
+
+def _phrase_rows(corpus: Path) -> list[dict]:
+    return [
+        {
+            "rule": str(report.phrase),
+            "phrase": report.phrase.text,
+            "matched": len(report.matched),
+            "decides": [list(key) for key in report.decides],
+            "harms": [list(key) for key in report.harms],
+        }
+        for report in phrase_audit.audit(corpus, progress=_progress)
+    ]
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mmcritic_dev import rule_audit
+from mmcritic_dev import phrase_audit, rule_audit
+from mmcritic_dev.scorer_agreement import read_corpus
 
 REWARD_LINES = [
     {
@@ -49,6 +50,20 @@ def test_each_regex_of_the_reading_layer_has_one_name():
         pattern = getattr(importlib.import_module(rule.module), rule.name)
         named.setdefault(id(pattern), []).append(str(rule))
     assert [names for names in named.values() if len(names) > 1] == []
+
+
+def test_a_phrase_of_the_language_data_decides_the_lines_that_need_it(tmp_path):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    chinese = [
+        line for line in read_corpus(CORPUS / "mmstar.jsonl") if "答案是" in line["response"]
+    ]
+    lines = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in chinese[:2])
+    (folder / "mmstar.jsonl").write_text(lines, encoding="utf-8")
+    reports = {str(r.phrase): r for r in phrase_audit.audit(folder)}
+    assert reports["zh.answer_phrases[0]"].decides == [("mmstar", 1), ("mmstar", 2)]
+    never_met = reports["de.answer_phrases[0]"]
+    assert never_met.matched == [] and never_met.decides == []
 
 
 # Rules no line of the scoring corpus can decide, and why they stay
