@@ -39,7 +39,7 @@ def test_a_rule_a_line_needs_decides_it_and_a_rule_it_never_meets_decides_nothin
     reports = {str(r.rule): r for r in rule_audit.audit(_corpus(tmp_path / "corpus"))}
     assert reports["mmcritic.rewards.parsing._INDEX"].decides == [("reward", 1)]
     assert reports["mmcritic.rewards.parsing._TIE"].decides == [("reward", 2)]
-    never_met = reports["mmcritic.eval.answers._GLM_BOX"]
+    never_met = reports["mmcritic.reading.markup._FAMILY_BOX"]
     assert never_met.matched == set() and never_met.decides == []
 
 

@@ -40,7 +40,7 @@ from mmcritic.eval.statements import (
     without_final_period,
 )
 from mmcritic.reading.language import number_words, pattern, phrases, tens_words
-from mmcritic.reading.markup import STYLE_MACRO, think_tags
+from mmcritic.reading.markup import STYLE_MACRO, family_boxes, think_tags
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
 from mmcritic.text import without_lone_surrogates
 
@@ -48,7 +48,6 @@ from mmcritic.text import without_lone_surrogates
 _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
-_GLM_BOX = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
 # a value the answer sets aside after its own: "the answer is 2, not 3"
 # (starting inside a run of whitespace reads the same as at its start, and would cost time
 # quadratic in the run's length)
@@ -236,9 +235,9 @@ def stated_answer(text: str) -> str | None:
             return " or ".join(offered)
     if boxes and not _unclosed_think(text):  # `final_boxed` of the bounded answer text
         return clean_latex(boxes[-1].strip())
-    glm_boxes = _GLM_BOX.findall(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
-    if glm_boxes:
-        return clean_latex(glm_boxes[-1])
+    tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
+    if tagged:
+        return clean_latex(tagged[-1])
     if boxes:
         return clean_latex(boxes[-1])
     stated = json_answer(region)

@@ -1,7 +1,9 @@
 """The output-format stage: markup a reader looks through before it reads any words.
 
 Model families that write their reasoning between tags of their own register them in
-`THINK_TAGS`; readers see every family's tags as `<think>` / `</think>` (`think_tags`).
+`THINK_TAGS`; readers see every family's tags as `<think>` / `</think>` (`think_tags`). Families
+that box their final answer in tags of their own instead of `\\boxed{}` register them in
+`BOX_TAGS`; readers take those boxes from `family_boxes`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,14 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 # family -> (opening tag, closing tag), for families whose tags are not `<think>` / `</think>`
 THINK_TAGS = {"kimi-vl": ("◁think▷", "◁/think▷")}
+# family -> (opening tag, closing tag) of the box it states its final answer in
+BOX_TAGS = {"glm-4.xv": ("<|begin_of_box|>", "<|end_of_box|>")}
+_FAMILY_BOX = re.compile(
+    "|".join(
+        rf"{re.escape(opening)}(.*?){re.escape(closing)}" for opening, closing in BOX_TAGS.values()
+    ),
+    re.DOTALL,
+)
 
 # LaTeX macros that only style their argument (`\text{B}` reads as B)
 STYLE_MACROS = (
@@ -47,3 +57,12 @@ def think_tags(text: str) -> str:
     for opening, closing in THINK_TAGS.values():
         text = text.replace(opening, THINK_OPEN).replace(closing, THINK_CLOSE)
     return normalize_tags(text)
+
+
+def family_boxes(text: str) -> list[str]:
+    """What every registered family's answer boxes hold, in the order they stand
+    (GLM-4.xV: `<|begin_of_box|>A<|end_of_box|>` holds "A")."""
+    return [
+        next(group for group in box.groups() if group is not None)
+        for box in _FAMILY_BOX.finditer(text)
+    ]
