@@ -58,7 +58,8 @@ _BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
 _HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
 _HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 # where a stated answer ends: its line, or Chinese punctuation after it ("选C，满月。")
-_STATED_END = re.compile(r"[\n，。；！？]|입니다|です")  # and a Korean or Japanese copula
+# a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
+_STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text read so far, with the whole part of a mixed number ("2 3/4");

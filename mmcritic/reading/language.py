@@ -19,6 +19,7 @@ _FOLDER = "languages"
 # What a language file may list besides its number words, and what each kind holds.
 KINDS = {
     "answer_phrases": "pattern: what introduces a stated answer ('the answer is', '答案是')",
+    "answer_ends": "pattern: a word that closes a stated answer (Korean '입니다', Japanese 'です')",
     "verdict_statements": "pattern: a response named better, `{index}` where its index stands",
     "unclear_openings": "pattern: an answer opening by saying it cannot tell ('I'm not sure')",
     "cannot_tell": "pattern: a stated inability to tell, anywhere in an answer",
