@@ -16,13 +16,13 @@ import itertools
 import re
 from collections.abc import Callable
 
-from mmcritic.reading.language import pattern, phrases
+from mmcritic.reading.language import pattern, words
 
 # A clause that adds context after the main one: "; the fax is ...", ", rising to 26.5% ...",
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
 # ", held on June 3-4", ", while ...", or names where the answer was read: ", as stated in the
 # second paragraph" (the words that open one: `context_openers` in the language data).
-_OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in phrases("en", "context_openers"))
+_OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
     rf",\s*(?:{_OPENERS})\b"
     r"|\s+(?:compared\s+(?:with|to)|followed\s+by|(?:up|down)\s+from|versus|vs\.)\s",

@@ -7,12 +7,12 @@ import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
 from mmcritic.eval.statements import after_last_correction, content_words
-from mmcritic.reading.language import pattern, phrases
+from mmcritic.reading.language import pattern
 
 # an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
-_APOLOGY = re.compile(rf"^(?:{'|'.join(phrases('en', 'apologies'))})\b[,.!]?\s*(?:but\s+)?")
+_APOLOGY = re.compile(rf"^{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?")
 # a stated inability to tell anywhere in an answer that says neither yes nor no first
 CANNOT_TELL = re.compile(pattern("cannot_tell"))
 # quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")

@@ -70,11 +70,16 @@ def phrases(code: str, kind: str) -> list[str]:
     return list(_all()[code].get(kind, []))
 
 
+def words(kind: str, *codes: str) -> list[str]:
+    """The words of one kind in the given languages (all of them when none is given)."""
+    return [word for code in codes or LANGUAGES for word in phrases(code, kind)]
+
+
 def pattern(kind: str, *codes: str) -> str:
     """The regular-expression fragments of one kind in the given languages (all of them when
     none is given), as one group of alternatives; a group that matches nothing when no language
     has the kind."""
-    fragments = [fragment for code in codes or LANGUAGES for fragment in phrases(code, kind)]
+    fragments = words(kind, *codes)
     return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
 
 
