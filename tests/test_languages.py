@@ -94,3 +94,59 @@ def test_a_language_added_as_data_alone_is_read_by_every_stage() -> None:
         check=True,
     )
     assert json.loads(done.stdout) == ["B", "2", "unclear", "yes"]
+
+
+# What an answer in each shipped language says, read through its data file (English's readers
+# have corpora of their own): (language, reader, answer, reading)
+READ_PER_LANGUAGE = [
+    ("de", "final", "Die richtige Antwort ist: B", "B"),
+    ("de", "verdict", "Antwort 2 ist besser.", "2"),
+    ("de", "yes_no", "Ja, das Auto ist rot.", "yes"),
+    ("de", "yes_no", "Nein, das Auto ist blau.", "no"),
+    ("es", "final", "La respuesta correcta es: B", "B"),
+    ("es", "verdict", "La respuesta 1 es mejor.", "1"),
+    ("es", "yes_no", "Sí, el coche es rojo.", "yes"),
+    ("fr", "final", "La réponse correcte est : B", "B"),
+    ("fr", "verdict", "La réponse 2 est meilleure.", "2"),
+    ("fr", "yes_no", "Oui, la voiture est rouge.", "yes"),
+    ("fr", "yes_no", "Non, la voiture est bleue.", "no"),
+    ("ja", "final", "答えは B です", "B"),
+    ("ja", "verdict", "回答1の方が優れています。", "1"),
+    ("ja", "yes_no", "はい、車は赤です。", "yes"),
+    ("ja", "yes_no", "いいえ、車は青です。", "no"),
+    ("ko", "final", "정답은 B입니다", "B"),
+    ("ko", "verdict", "답변 2가 더 낫습니다.", "2"),
+    ("ko", "yes_no", "네, 차는 빨간색입니다.", "yes"),
+    ("ko", "yes_no", "아니요, 차는 파란색입니다.", "no"),
+    ("pt", "final", "Olhando o gráfico, a resposta correta é: C", "C"),
+    ("pt", "verdict", "A resposta dois é a melhor.", "2"),
+    ("pt", "yes_no", "Sim, o carro é vermelho.", "yes"),
+    ("pt", "yes_no", "Não, o carro é azul.", "no"),
+    ("pt", "yes_no", "Não sei, a imagem está escura.", "unclear"),
+    ("zh", "final", "所以答案是B。", "B"),
+    ("zh", "verdict", "我更倾向于第二个回答。", "2"),
+    ("zh", "yes_no", "是的，车是红色的。", "yes"),
+    ("zh", "yes_no", "不是，车是蓝色的。", "no"),
+    ("zh", "yes_no", "无法确定图中的颜色。", "unclear"),
+]
+
+
+def _reading(reader: str, answer: str) -> str | None:
+    from mmcritic.eval.answers import final_answer
+    from mmcritic.eval.yes_no import yes_no
+    from mmcritic.rewards.parsing import parse_judgement
+
+    if reader == "final":
+        return final_answer(answer)
+    return parse_judgement(answer).choice if reader == "verdict" else yes_no(answer)
+
+
+@pytest.mark.parametrize(("code", "reader", "answer", "reading"), READ_PER_LANGUAGE)
+def test_an_answer_in_a_shipped_language_reads_as_its_speaker_meant(
+    code: str, reader: str, answer: str, reading: str
+) -> None:
+    assert _reading(reader, answer) == reading
+
+
+def test_every_shipped_language_but_english_has_answers_read_in_it() -> None:
+    assert {code for code, *_ in READ_PER_LANGUAGE} == set(LANGUAGES) - {"en"}
