@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LineKey = tuple[str, int]  # (corpus, line number from 1)
+# (corpus, line number from 1), as `rule_audit` keys lines; stated here because importing
+# `rule_audit` imports the readers, which the child process must import only after its patch
+LineKey = tuple[str, int]
 
 
 @dataclass(frozen=True)
