@@ -686,10 +686,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.overrides += extra  # overrides given after --dry-run
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    try:
-        return run_reported(lambda: args.handler(args), args.quiet, lambda: _how_to_resume(args))
-    finally:
+    status = run_reported(lambda: args.handler(args), args.quiet, lambda: _how_to_resume(args))
+    if status == 0:
         leave_process_group()
+    return status
 
 
 def leave_process_group() -> None:
@@ -698,7 +698,9 @@ def leave_process_group() -> None:
     Left to interpreter shutdown, Gloo's worker threads can still hold tensors whose release
     needs the GIL, and the process aborts ("terminate called without an active exception")
     after a run that finished: the launcher then kills the other ranks and reports a failure.
-    Destroying is local to this process, so a rank leaving on an error does not wait on others.
+    Only a command that finished calls it: under NCCL, destroying waits on the other ranks,
+    and a rank leaving on an error while they wait in a collective would hang there instead
+    of exiting (the launcher then reports its error and stops the others).
     """
     distributed = sys.modules.get("torch.distributed")
     if distributed is not None and distributed.is_available() and distributed.is_initialized():
