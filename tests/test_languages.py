@@ -150,3 +150,24 @@ def test_an_answer_in_a_shipped_language_reads_as_its_speaker_meant(
 
 def test_every_shipped_language_but_english_has_answers_read_in_it() -> None:
     assert {code for code, *_ in READ_PER_LANGUAGE} == set(LANGUAGES) - {"en"}
+
+
+BARE_FILES = """
+from mmcritic.reading import language
+files = language._all()
+for code in files:
+    files[code] = {key: files[code][key] for key in ("language", "number_words", "tens")}
+from mmcritic.eval import choices, text_answers, yes_no
+from mmcritic.eval.answers import final_answer
+from mmcritic.rewards.parsing import parse_judgement
+print(final_answer("The answer is B"), parse_judgement("[[A]]").choice)
+"""
+
+
+def test_the_readers_stand_on_language_files_that_list_only_their_number_words() -> None:
+    # every optional kind may be missing from every file: a reader compiles an empty kind to
+    # a pattern that matches nothing, not to an invalid one
+    done = subprocess.run(
+        [sys.executable, "-c", BARE_FILES], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["The", "answer", "is", "B", "1"]

@@ -39,7 +39,7 @@ from mmcritic.eval.statements import (
     stating_clause,
     without_final_period,
 )
-from mmcritic.reading.language import number_words, pattern, tens_words, words
+from mmcritic.reading.language import number_words, pattern, tens_words
 from mmcritic.reading.markup import STYLE_MACRO, family_boxes, think_tags
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
 from mmcritic.text import without_lone_surrogates
@@ -128,7 +128,7 @@ _CJK = "".join(_CJK_DIGITS)
 # a count in Chinese numerals, read only before a measure word (个, 辆, 只, ...): "两辆自行车"
 _CJK_COUNT = re.compile(
     rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
-    rf"(?=[{''.join(words('measure_words'))}])"
+    rf"(?={pattern('measure_words')})"
 )
 _EMPHASIS = str.maketrans("", "", "*`")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
