@@ -46,14 +46,13 @@ class PhraseReport:
 
 def phrases() -> list[Phrase]:
     """Every regular-expression phrase of every language file."""
-    from mmcritic.reading.language import KINDS, LANGUAGES
+    from mmcritic.reading.language import LANGUAGES, PATTERN_KINDS
     from mmcritic.reading.language import phrases as listed
 
     return [
         Phrase(code, kind, position, text)
         for code in LANGUAGES
-        for kind, meaning in KINDS.items()
-        if meaning.startswith("pattern")
+        for kind in PATTERN_KINDS
         for position, text in enumerate(listed(code, kind))
     ]
 

@@ -35,6 +35,8 @@ KINDS = {
     "verdict_correct": "words: a verdict that an answer is right",
     "verdict_incorrect": "words: a verdict that an answer is wrong",
 }
+# the kinds written as regular-expression fragments, which `pattern` joins
+PATTERN_KINDS = tuple(kind for kind, meaning in KINDS.items() if meaning.startswith("pattern"))
 
 
 @cache
