@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -219,33 +217,24 @@ def test_critique_grpo_runs_on_two_zero3_processes_with_the_policy_as_its_critic
     """At the rank count of a real run: each process refines its own groups with the whole
     model gathered, the refinement's term trains, and the gathered model saves whole. From a
     short warm start on the questions, so the groups' answers earn different rewards."""
-    from tests.test_train import format_warm_start
+    from tests.test_train import format_warm_start, launch_command, run_launched
 
     warm = format_warm_start(tiny_model_dir, questions, tmp_path / "warm")
-    root = Path(__file__).resolve().parents[1]
     out = tmp_path / "run"
-    command = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--config_file",
-        str(root / "recipes" / "accelerate" / "zero3_cpu_test.yaml"),
-        "-m",
-        "mmcritic.cli",
-        "--quiet",
-        "train",
-        str(RECIPES / "toy_critic_cpu.yaml"),
-        f"output_dir={out}",
-        f"model.name_or_path={warm}",
-        f"data.train={questions}",
-        "data.eval=null",
-        *TWO_STEPS,
-        "grpo.critique_grpo.critic=self",
-        "optim.per_device_train_batch_size=3",
-        "optim.learning_rate=1e-3",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_launched(
+        launch_command(
+            "zero3",
+            RECIPES / "toy_critic_cpu.yaml",
+            f"output_dir={out}",
+            f"model.name_or_path={warm}",
+            f"data.train={questions}",
+            "data.eval=null",
+            *TWO_STEPS,
+            "grpo.critique_grpo.critic=self",
+            "optim.per_device_train_batch_size=3",
+            "optim.learning_rate=1e-3",
+        )
+    )
 
     history = json.loads((out / "log_history.json").read_text())
     steps = [entry for entry in history if "critique_grpo/refinement_prob" in entry]

@@ -410,7 +410,9 @@ def test_killed_run_resumes_at_its_checkpoint_without_replay(
     assert max((expected[n] - got[n]).abs().max().item() for n in expected) <= 1e-6
 
 
-def deepspeed_command(config: str, *overrides: str) -> list[str]:
+def launch_command(config: str, recipe: Path, *overrides: str) -> list[str]:
+    """`mmcritic train` on two CPU processes under `accelerate launch` with a DeepSpeed config
+    (`recipes/accelerate/<config>_cpu_test.yaml`)."""
     root = Path(__file__).parents[1]
     return [
         sys.executable,
@@ -422,20 +424,25 @@ def deepspeed_command(config: str, *overrides: str) -> list[str]:
         "mmcritic.cli",
         "--quiet",
         "train",
-        str(RECIPE),
-        "data.eval=null",
-        "grpo.num_generations=2",
-        "logging_steps=1",
-        "report_to=[]",
+        str(recipe),
         *overrides,
     ]
 
 
-def run_deepspeed(config: str, *overrides: str) -> None:
-    root = Path(__file__).parents[1]
-    command = deepspeed_command(config, *overrides)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
+def deepspeed_command(config: str, *overrides: str) -> list[str]:
+    common = ("data.eval=null", "grpo.num_generations=2", "logging_steps=1", "report_to=[]")
+    return launch_command(config, RECIPE, *common, *overrides)
+
+
+def run_launched(command: list[str]) -> None:
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=900, cwd=Path(__file__).parents[1]
+    )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def run_deepspeed(config: str, *overrides: str) -> None:
+    run_launched(deepspeed_command(config, *overrides))
 
 
 @pytest.mark.slow
