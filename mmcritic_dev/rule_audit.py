@@ -29,6 +29,7 @@ from mmcritic_dev.scorer_agreement import corpus_agreement, read_corpus
 # the shared reading stages; every benchmark's own modules (`mmcritic.eval.tasks`) join them
 READING_MODULES = (
     "mmcritic.reading.markup",
+    "mmcritic.reading.structure",
     "mmcritic.rewards.parsing",
     "mmcritic.rewards.answers",
     "mmcritic.eval.answers",

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from mmcritic.eval.statements import (
     clauses,
     main_clause,
-    offers_alternatives,
     sentences,
     settled_part,
     stating_clause,
@@ -39,24 +36,6 @@ def test_a_label_colon_stays_but_a_list_colon_ends_the_clause():
     assert main_clause("There are three bars above 40: 2017 (45), 2018 (52)") == (
         "There are three bars above 40"
     )
-
-
-@pytest.mark.parametrize(
-    ("text", "offers"),
-    [
-        ("Age gap: 5–7 years", True),
-        ("It could be a bar or a spit", True),
-        ("It's either DENTIST or DENTAL", True),
-        ("So angle 1 is 65° or 115°", True),
-        ("It was highest in both 2014 and 2016", True),
-        ("between 30 and 35", True),
-        ("the ratio is 5:2, or 2.5", False),
-        ("The value is 25 or so", False),
-        ("From 2019 to 2020 it rose to 45", False),
-    ],
-)
-def test_alternatives_are_two_answers_not_one(text, offers):
-    assert offers_alternatives(text) is offers
 
 
 def test_what_follows_a_turn_is_what_the_answer_settles_on():

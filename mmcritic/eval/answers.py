@@ -28,19 +28,16 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.eval.statements import (
-    CONCLUSION,
-    CORRECTION,
     LEADING_ARTICLE,
     LONG_ASIDE,
-    after_last_correction,
     main_clause,
-    offers_alternatives,
     sentences,
     stating_clause,
     without_final_period,
 )
 from mmcritic.reading.language import number_words, pattern, tens_words
 from mmcritic.reading.markup import STYLE_MACRO, family_boxes, think_tags
+from mmcritic.reading.structure import reading_of
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
 from mmcritic.text import without_lone_surrogates
 
@@ -252,7 +249,7 @@ def _phrased_answer(region: str) -> str | None:
     line and sentence; None when a self-correction follows it. The last correction is found
     once, and each tail cut at its line's end before it is read, so a response of many empty
     phrases ("The answer is\n" repeated) is read in linear time."""
-    corrections = [match.start() for match in CORRECTION.finditer(region)]
+    corrections = [mark.start for mark in reading_of(region).marks("correction")]
     for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
         if corrections and corrections[-1] >= phrase.end():
             return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
@@ -410,14 +407,14 @@ def answer_span(response: str, question: str | None = None) -> str:
         parts = [
             (part, index > 0)
             for sentence in [*sentences(line), *lines[equated[-1] + 1 :]]
-            for index, part in enumerate(CONCLUSION.split(sentence))
+            for index, part in enumerate(reading_of(sentence).parts("conclusion"))
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
         later = parts[last + 1 :]
         if not any(_verb_then_value(p) or (concludes and holds_digit(p)) for p, concludes in later):
             return _equated_value(parts[last][0], question)
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
-    corrected = after_last_correction(text)
+    corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
         text = corrected
     counted = stated_count(text, question)
@@ -427,7 +424,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if clause is None:
         return text.strip()
     clause = number_word(clause)
-    concluded = CONCLUSION.split(clause)[-1]  # "the change is 6 and ..., so the distance is 10"
+    # "the change is 6 and ..., so the distance is 10"
+    concluded = reading_of(clause).parts("conclusion")[-1]
     clause = concluded if holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
@@ -509,7 +507,7 @@ def stated_count(text: str, question: str | None) -> str | None:
     total = _TOTAL.search(numbered[-1], found[-1].end())
     count_text = total.group(1) if total else found[-1].group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
-    return numbered[-1] if offers_alternatives(numbered[-1]) else count_text
+    return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
 
 
 def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:

@@ -27,17 +27,13 @@ from mmcritic.eval.answers import (
     without_html,
 )
 from mmcritic.eval.statements import (
-    CORRECTION,
     LEADING_ARTICLE,
-    NEGATION,
-    OR_POSSIBLY,
-    after_last_correction,
     main_clause,
-    offers_alternatives,
     sentences,
     settled_part,
 )
-from mmcritic.eval.yes_no import CANNOT_TELL, yes_no
+from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.structure import HEDGES, reading_of
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
@@ -90,7 +86,7 @@ _REJECTION_REACH = 200
 # a second answer allowed beside the first: "could also be", "might also work", "or possibly"
 _ALSO_POSSIBLE = re.compile(
     r"\b(?:could|might|may|would)\s+(?:also|equally|just\s+as\s+well)\s+(?:be|work|fit|apply)\b"
-    rf"|{OR_POSSIBLY}",
+    rf"|{HEDGES}",
     re.IGNORECASE,
 )
 # no pick at all: "so it could be either one"
@@ -198,7 +194,7 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     """
     core = _letters_marked(plain_math(fold(text)), letters).strip(EDGE_PUNCTUATION + "\n\t")
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
-    corrected = after_last_correction(core)
+    corrected = reading_of(core).after_last("correction")
     if corrected is not None:  # "The answer is (C). Wait — ... So the correct point is (B)."
         settled = _read(corrected, letters, options)
         if settled.letter is not None:
@@ -265,7 +261,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
         return Choice(None, "several")
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
-    leading = None if CORRECTION.search(core) else _LEADING_LETTER.match(core)
+    leading = None if reading_of(core).has("correction") else _LEADING_LETTER.match(core)
     letter = next((group for group in leading.groups() if group), "") if leading else ""
     if letter.upper() in letters:
         if _names_another_option(core[leading.end() :], letter.upper(), letters, options):
@@ -462,7 +458,7 @@ def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bo
     leaves only the part after it, and a range in the reasoning ("the hour hand is between 9
     and 10") offers nothing."""
     return any(
-        offers_alternatives(sentence)
+        reading_of(sentence).has("alternatives")
         and _mentions(sentence, letters, _option_text_hits(sentence, letters, options))
         for sentence in sentences(settled_part(core))
     )
@@ -475,8 +471,8 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     if (
         not parts
         or _TURN_OR_CONCLUSION.search(core)
-        or CORRECTION.search(core)
-        or NEGATION.search(parts[0])
+        or reading_of(core).has("correction")
+        or reading_of(parts[0]).has("negation")
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick
     ):
         return None
@@ -536,13 +532,16 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
     names no option after that ("... appears in both option B and option D. I cannot determine
     which one is correct."; "Box A is too large and Box B too small, so neither is clearly
     better."). Where an option is itself "cannot be determined", saying so may choose it."""
-    if any(CANNOT_TELL.search(option.lower()) for option in options):
+    if any(reading_of(option.lower()).has("cannot_tell") for option in options):
         return False
     last = sentences(core)[-1:]
-    unable = (CANNOT_TELL.search(last[0].lower()) or _NONE_FITS.search(last[0])) if last else None
-    if unable is None:
+    if not last:
         return False
-    after = f" {last[0][unable.end() :]} "
+    told = reading_of(last[0].lower()).first("cannot_tell")
+    none_fits = _NONE_FITS.search(last[0])
+    if told is None and none_fits is None:
+        return False
+    after = f" {last[0][told.end if told else none_fits.end() :]} "
     return not any(_letter_mention(letter).search(after) for letter in letters)
 
 

@@ -34,13 +34,9 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
 from mmcritic.eval.statements import (
-    CONCLUSION,
-    CORRECTION,
     LONG_ASIDE,
-    OR_POSSIBLY,
     YEAR,
     hedges_after,
-    offers_alternatives,
     sentences,
     settled_part,
     states_reading,
@@ -49,6 +45,7 @@ from mmcritic.eval.statements import (
 )
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.structure import HEDGES, reading_of
 
 ANLS_THRESHOLD = 0.5
 _NONE_STATED = re.compile(
@@ -106,7 +103,7 @@ _OTHERS_AFTER = re.compile(
 )
 # two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
 _TWO_READINGS = re.compile(
-    rf"{OR_POSSIBLY}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
+    rf"{HEDGES}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
     re.IGNORECASE,
 )
 # bare values on lines of their own and nothing else
@@ -134,7 +131,7 @@ def numeric_match(
     expected, predicted = parse_number(str(target)), parse_number(span)
     if stated_answer(prediction) is None and _NONE_STATED.match(fold(prediction)):
         predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
-    if expected is None or predicted is None or offers_alternatives(span):
+    if expected is None or predicted is None or reading_of(span).has("alternatives"):
         return False
     if stated_answer(prediction) is None and hedges_after(prediction, span):
         return False  # "the age gap is 6 years. However, ... so it might be 10."
@@ -171,7 +168,7 @@ def relaxed_match(
         # "The sector with the highest growth is Technology (+18%)."
         candidates = (*stated, subject, colour, bare, text_answer(bare, question))
         return any(plain_words(c) == wanted for c in candidates if c is not None)
-    if offers_alternatives(span):
+    if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"
     if YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
@@ -285,9 +282,11 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     golds = _targets(target)
     numeric = any(_is_plain_number(gold) for gold in golds)
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
-    concluded = CONCLUSION.split(key)[-1]  # "100, so the hypotenuse is ten units long"
+    concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
     key = f" {concluded if holds_digit(concluded) else key} "
-    if offers_alternatives(key) or offers_alternatives(_sentence_at(prediction, key.strip())):
+    if reading_of(key).has("alternatives") or reading_of(_sentence_at(prediction, key.strip())).has(
+        "alternatives"
+    ):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
     numbers = {
@@ -383,7 +382,7 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     if not prediction.strip() or not str(target).strip() or is_cut_off(prediction):
         return False  # also an answer cut off before its value: "Therefore c equals"
     span = answer_span(prediction, question)
-    if offers_alternatives(span):
+    if reading_of(span).has("alternatives"):
         return False  # "So angle 1 is 65° or 115°."
     gold_text = str(target)
     golds = dict.fromkeys([gold_text, _math_form(gold_text)])  # "60 cm^3" is also 60
@@ -498,11 +497,12 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
     two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
-    if offers_alternatives(prediction) or two:
+    if reading_of(prediction).has("alternatives") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     prediction = _first_line_reading(prediction)
     settled = settled_part(prediction)
-    concluded = CONCLUSION.split(settled)[-1]  # "... 48, 52 and 60 ..., so the tallest is 60"
+    # "... 48, 52 and 60 ..., so the tallest is 60"
+    concluded = reading_of(settled).parts("conclusion")[-1]
     settled = concluded if states_reading(concluded) else settled
     read = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
     first = sentences(read)
@@ -534,7 +534,7 @@ def _first_line_reading(text: str) -> str:
     whole response, and when the paragraph corrects the first line."""
     first, blank, rest = text.strip().partition("\n\n")
     bare = first.strip().strip("*\"'")
-    explains = rest.strip() and not CORRECTION.search(rest)  # not "Wait, ... it is a Y"
+    explains = rest.strip() and not reading_of(rest).has("correction")  # not "Wait, ... it is a Y"
     if blank and explains and 0 < len(bare.split()) <= 3 and not bare.endswith(":"):
         return first
     return text
@@ -580,7 +580,7 @@ def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) 
     `60^{\\circ}` for "60", "35 km/h" for "35 mph"); None unless exactly one option has it and
     the answer offers no alternatives."""
     stated = parse_number(span)
-    if stated is None or offers_alternatives(span) or opens_with_letter(span, letters):
+    if stated is None or reading_of(span).has("alternatives") or opens_with_letter(span, letters):
         return None  # "(B) 5" where 5 is option C names two options, not one
     matching = [
         letter

@@ -16,7 +16,8 @@ import itertools
 import re
 from collections.abc import Callable
 
-from mmcritic.reading.language import pattern, words
+from mmcritic.reading.language import words
+from mmcritic.reading.structure import reading_of
 
 # A clause that adds context after the main one: "; the fax is ...", ", rising to 26.5% ...",
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
@@ -48,41 +49,6 @@ _WORD_ABBREVIATION = re.compile(
 )
 # initials that end an answer with their own period: "Washington, D.C.", "U.S.A."
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")
-_EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
-_ALTERNATIVES = (
-    re.compile(r"\d\s*[–—]\s*[$€£]?\d"),  # a range: "5–7 years", "2019–2020"
-    re.compile(r"\bbetween\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE),
-    _EITHER_OR,
-    re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE),
-    re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE),
-    # two values: "65° or 115°", "$5 or $6", "3 or 4 cars"
-    # (not a restatement after a comma: "5:2, or 2.5"; not from inside a number: "1,000,000"
-    # would be read from each of its groups)
-    re.compile(
-        r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d",
-        re.I,
-    ),
-)
-# a negated statement: "not", "never", "isn't"
-NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
-# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
-# "quickly, though it might also be quietly"
-OR_POSSIBLY = pattern("hedges")
-# two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
-_QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")
-# another value offered: "could also be around 10", "it might be 10"
-_HEDGED_VALUE = re.compile(
-    rf"(?:{OR_POSSIBLY}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
-)
-# A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
-# "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
-_CORRECTIONS = pattern("corrections")
-CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
-# A turn away from an earlier reading: what follows it is what the answer settles on.
-_TURN = re.compile(
-    rf"(?:,|;|\.)?\s*(?:\b(?:but|however)\b|{_CORRECTIONS})",
-    re.IGNORECASE,
-)
 # An aside of several words in parentheses: "(the main line, 202-862-4510, is printed above)";
 # not one that offers another answer ("3.1 (or 3.7 if ...)"), which is a hedge, not context.
 LONG_ASIDE = re.compile(
@@ -104,7 +70,6 @@ _CHART_PART = re.compile(
 _CONCLUDES = re.compile(
     r"\s*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|finally|overall)\b", re.I
 )
-CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNORECASE)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(
@@ -254,13 +219,7 @@ def hedges_after(text: str, span: str) -> bool:
     """Whether, after the span that states a value, the text offers another one ("the age gap
     is 6 years. However, ... could also be around 10 years older, so it might be 10.")."""
     at = text.rfind(span.strip(" .")) if span.strip(" .") else -1
-    return at >= 0 and _HEDGED_VALUE.search(text, at + len(span.strip(" ."))) is not None
-
-
-def offers_alternatives(text: str) -> bool:
-    """Whether an answer offers two answers rather than one: a range, "between X and Y",
-    "either X or Y", "could be X or Y", or two values joined by "or"."""
-    return any(pattern.search(text) for pattern in _ALTERNATIVES)
+    return at >= 0 and reading_of(text).has("hedged_value", at + len(span.strip(" .")))
 
 
 def settled_part(text: str, keep_asides: bool = False) -> str:
@@ -268,8 +227,8 @@ def settled_part(text: str, keep_asides: bool = False) -> str:
     ("looks like GARDEN, but ... the word is WARDEN"), without long parenthetical asides unless
     `keep_asides` (an aside may spell out the answer: "KCL (Kirchhoff's Current Law)"); the
     whole text when it has no turn."""
-    turns = list(_TURN.finditer(text))
-    settled = text[turns[-1].end() :] if turns else text
+    settled = reading_of(text).after_last("turn")
+    settled = text if settled is None else settled
     return settled if keep_asides else LONG_ASIDE.sub("", settled)
 
 
@@ -293,7 +252,7 @@ def subject_answer(text: str, question: str) -> str | None:
     that restates the question after its verb; None when none does."""
     if not _ASKS_WHICH.match(question or ""):
         return None
-    parts = [p for sentence in sentences(text) for p in CONCLUSION.split(sentence)]
+    parts = [p for sentence in sentences(text) for p in reading_of(sentence).parts("conclusion")]
     for clause in (main_clause(parts[0]), *reversed(parts[1:])) if parts else ():
         verb = _SUBJECT_VERB.search(clause) or _asked_verb(clause, question)
         if verb is None or verb.start() == 0:
@@ -337,23 +296,8 @@ def content_words(text: str) -> set[str]:
     return {word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS}
 
 
-def after_last_correction(text: str) -> str | None:
-    """What follows an answer's last self-correction ("The answer is (C). Wait — ... (B)");
-    None when it corrects nothing."""
-    corrections = list(CORRECTION.finditer(text))
-    return text[corrections[-1].end() :] if corrections else None
-
-
 def without_final_period(text: str) -> str:
     """An answer without the period that ends its sentence, kept where it closes an
     abbreviation ("Acme Laboratories, Inc.", "Washington, D.C." stay whole)."""
     kept = _WORD_ABBREVIATION.search(text) or _DOTTED_INITIALS.search(text)
     return text if kept else text.rstrip(".")
-
-
-def offers_two_readings(text: str) -> bool:
-    """Whether a text answer offers two readings ("either "Project Greenleaf" or "Project
-    Greenfield"", '"Rathbun" or "Rathburn"'); unlike `offers_alternatives`,
-    a range or two numbers are not two readings, since a document's answer may be one
-    ("1985-1990")."""
-    return any(pattern.search(text) for pattern in (_EITHER_OR, _QUOTED_OR))

@@ -20,20 +20,18 @@ from mmcritic.eval.answers import (
     stated_count,
 )
 from mmcritic.eval.statements import (
-    CONCLUSION,
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
-    after_last_correction,
     content_words,
     main_clause,
-    offers_two_readings,
     sentences,
     settled_part,
     stating_clause,
     subject_answer,
     without_final_period,
 )
+from mmcritic.reading.structure import reading_of
 
 _TEXT_KEY_PHRASES = (
     " is ", " was ", " are ", " were ", " to ", " by ", " dated ", " of ", " in ", " on ", " at ",
@@ -146,15 +144,15 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
 def _narrowed(sentence: str) -> str | None:
     """The part of the answering sentence that can hold the answer: after a correction, without
     a long aside, after "so"; None when it offers two readings."""
-    if offers_two_readings(sentence.split(": ", 1)[0]):
+    if reading_of(sentence.split(": ", 1)[0]).has("two_readings"):
         return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
     settled = settled_part(sentence)
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"
-    if offers_two_readings(sentence):
+    if reading_of(sentence).has("two_readings"):
         return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
-    conclusion = CONCLUSION.split(sentence)
+    conclusion = reading_of(sentence).parts("conclusion")
     if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
     return sentence
@@ -231,7 +229,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
 def _settled(answer: str) -> str:
     """What an answer settles on after its last self-correction ("The invoice number is
     47-1129. Wait, ... so it is 47-1192."), when anything follows it."""
-    after = after_last_correction(answer) or ""
+    after = reading_of(answer).after_last("correction") or ""
     return after.strip(" ,.:;—–-") if re.search(r"\w", after) else answer
 
 

@@ -6,19 +6,16 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP, fold
-from mmcritic.eval.statements import after_last_correction, content_words
+from mmcritic.eval.statements import content_words
 from mmcritic.reading.language import pattern
+from mmcritic.reading.structure import Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
 _APOLOGY = re.compile(rf"^{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?")
-# a stated inability to tell anywhere in an answer that says neither yes nor no first
-CANNOT_TELL = re.compile(pattern("cannot_tell"))
 # quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
-_TURN = re.compile(r"\b(?:but|however|in\s+reality|in\s+fact)\b")
-_EXPLICIT_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
 # (up to the next conclusion word: whether one is negated reads the same, and a run of them is
 # not scanned to its end from each)
 _CONCLUDING = r"\b(?:so|therefore|thus|hence)\b"
@@ -73,14 +70,14 @@ def yes_no(text: str, question: str = "") -> str | None:
     given the question: an answer that the two are the same to a "Is X larger than Y?"
     question is no, and one that restates the question's claim with all its words and numbers
     ("Angle ABC is 60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
-    core = _answer_core(text)
-    last_sentence = re.split(r"(?<=[.!?])\s+", core)[-1]
+    core = reading_of(_answer_core(text))
+    last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
     if _ends_unable_to_tell(core, last_sentence) or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled
-    opening = _opening_reading(core)
+    opening = _opening_reading(core.text)
     if opening is not None:
         return None if opening == _BOTH else opening
     return _reading_anywhere(core, question)
@@ -92,7 +89,7 @@ def _answer_core(text: str) -> str:
     closer to 60°. So no, it is not.")."""
     unquoted = _QUOTED.sub(" ", fold(text))
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
-    corrected = after_last_correction(core)
+    corrected = reading_of(core).after_last("correction")
     return core if corrected is None else corrected.strip(EDGE_PUNCTUATION)
 
 
@@ -116,39 +113,37 @@ def _opening_reading(core: str) -> str | None:
     return "yes" if leading.group("yes") else "no"
 
 
-def _reading_anywhere(core: str, question: str) -> str | None:
+def _reading_anywhere(core: Reading, question: str) -> str | None:
     """An answer that opens with neither yes nor no: a stated inability to tell, else the first
     yes or no word anywhere, else what it says of the question's claim."""
-    if CANNOT_TELL.search(core):
+    if core.has("cannot_tell"):
         return "unclear"
-    anywhere = _ANY_YES_NO.search(core)
+    anywhere = _ANY_YES_NO.search(core.text)
     if anywhere:
         return "yes" if anywhere.group("yes") else "no"
-    if _COMPARATIVE.search(question.lower()) and _SAME.search(core):
+    if _COMPARATIVE.search(question.lower()) and _SAME.search(core.text):
         return "no"  # "Both circles are the same size." for "Is the left one larger ...?"
-    return "yes" if _restates_claim(core, question) else None
+    return "yes" if _restates_claim(core.text, question) else None
 
 
-def _ends_unable_to_tell(core: str, last_sentence: str) -> bool:
+def _ends_unable_to_tell(core: Reading, last_sentence: str) -> bool:
     """Whether an answer's last sentence says it cannot tell, after naming both yes and no or
     neither ("... they could be the same length. Without measuring I can't say for sure.")."""
-    said = {"yes" if m.group("yes") else "no" for m in _EXPLICIT_YES_NO.finditer(core)}
-    return len(said) != 1 and CANNOT_TELL.search(last_sentence) is not None
+    return len(core.said("yes_no")) != 1 and reading_of(last_sentence).has("cannot_tell")
 
 
-def _settled_reading(core: str, question: str) -> str | None:
+def _settled_reading(core: Reading, question: str) -> str | None:
     """The reading of what an answer settles on after its last turn ("but", "however", "in
     reality"): an explicit yes or no there, or for "Is X larger than Y?" a statement that the
     two are the same ("Yes, it appears larger, but ... in reality both are the same size");
     None when the part after the turn says neither."""
-    turns = list(_TURN.finditer(core))
-    if not turns:
+    turn = core.last("yes_no_turn")
+    if turn is None:
         return None
-    after = core[turns[-1].end() :]
-    explicit = _EXPLICIT_YES_NO.search(after)
+    explicit = core.first("yes_no", turn.end)
     if explicit:
-        return "yes" if explicit.group("yes") else "no"
-    if _COMPARATIVE.search(question.lower()) and _SAME.search(after):
+        return explicit.says
+    if _COMPARATIVE.search(question.lower()) and _SAME.search(core.text, turn.end):
         return "no"
     return None
 

@@ -7,11 +7,12 @@ import re
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import parse_number, plain_words, same_words
 from mmcritic.eval.scorers import numeric_match
-from mmcritic.eval.statements import NEGATION, STOP_WORDS, content_words
+from mmcritic.eval.statements import STOP_WORDS, content_words
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, mc_score
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.structure import reading_of
 
 HEADLINE = "accuracy"
 _RWQA_DIRECT = "Please answer directly with only the letter of the correct option and nothing else."
@@ -43,7 +44,8 @@ def score(answer: str, problem: Problem) -> Scored:
         return Scored(answer, float(numeric_match(answer, target, question=problem.question)))
     stated = text_answer(answer, problem.question)
     said = [stated, answer, _without_question_words(stated, problem.question)]
-    if not NEGATION.search(answer):  # "It is on the right side of the road." says "right"
+    # "It is on the right side of the road." says "right"
+    if not reading_of(answer).has("negation"):
         said.append(_without_question_words(answer, problem.question))
         said.append(_head_word(stated))  # "A school bus." is a bus
     return Scored(answer, float(any(same_words(text, target) for text in said)))

@@ -1,0 +1,152 @@
+"""The second stage of reading: where a response commits to an answer and where it does not.
+
+After its format is read (`markup`), a response is marked in one place: each self-correction,
+turn away from an earlier reading, hedge, negation, conclusion, offer of alternatives and
+statement that it cannot tell, each with its position, and its candidate answer spans (yes/no
+words, numbers) with theirs. Readers ask a `Reading` ("what follows the last correction?",
+"is a value hedged after this one?", "which yes or no comes after the last turn?") instead of
+each compiling its own patterns for the same words. A reading marks a kind when it is first
+asked for, so a reader pays only for the kinds it uses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mmcritic.reading.language import pattern
+
+# A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
+# "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
+_CORRECTIONS = pattern("corrections")
+CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
+# a turn away from an earlier reading: what follows it is what the answer settles on
+TURN = re.compile(rf"(?:,|;|\.)?\s*(?:\b(?:but|however)\b|{_CORRECTIONS})", re.IGNORECASE)
+# a turn as a yes/no answer makes it ("Yes, in reality ..., but in the chart, no")
+YES_NO_TURN = re.compile(r"\b(?:but|however|in\s+reality|in\s+fact)\b")
+# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
+# "quickly, though it might also be quietly"
+HEDGES = pattern("hedges")
+# another value offered: "could also be around 10", "it might be 10"
+HEDGED_VALUE = re.compile(
+    rf"(?:{HEDGES}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
+)
+# a negated statement: "not", "never", "isn't"
+NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
+# a stated inability to tell ("I can't tell", "there is not enough information")
+CANNOT_TELL = re.compile(pattern("cannot_tell"))
+CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNORECASE)
+# two answers rather than one: a range ("5–7 years", "2019–2020"), "between 5 and 7",
+# "either DENTIST or DENTAL", "both 3 and 4", "it could be a bar or a spit", and two values
+# joined by "or" ("65° or 115°", "$5 or $6", "3 or 4 cars"; not a restatement after a comma,
+# "5:2, or 2.5", and not from inside a number: "1,000,000" would be read from each group)
+_RANGE = re.compile(r"\d\s*[–—]\s*[$€£]?\d")
+_BETWEEN = re.compile(r"\bbetween\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
+_EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
+_BOTH_VALUES = re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
+_COULD_BE_OR = re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.I)
+_VALUE_OR_VALUE = re.compile(
+    r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,6}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
+)
+# two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
+_QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")
+# a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
+YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
+
+# Each kind a reading marks, as the names of the patterns any of which marks it (looked up by
+# name when a reading is made, so that `mmcritic_dev.rule_audit` can switch each one off).
+MARKS: dict[str, tuple[str, ...]] = {
+    "correction": ("CORRECTION",),
+    "turn": ("TURN",),
+    "yes_no_turn": ("YES_NO_TURN",),
+    "negation": ("NEGATION",),
+    "cannot_tell": ("CANNOT_TELL",),
+    "conclusion": ("CONCLUSION",),
+    "hedged_value": ("HEDGED_VALUE",),
+    "alternatives": (
+        "_RANGE",
+        "_BETWEEN",
+        "_EITHER_OR",
+        "_BOTH_VALUES",
+        "_COULD_BE_OR",
+        "_VALUE_OR_VALUE",
+    ),
+    # unlike "alternatives", a range or two numbers are not two readings of a text answer,
+    # since a document's answer may be one ("1985-1990")
+    "two_readings": ("_EITHER_OR", "_QUOTED_OR"),
+    "yes_no": ("YES_NO",),
+}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One marked place of a response: its kind, where it starts and ends, what it says."""
+
+    kind: str
+    start: int
+    end: int
+    text: str
+    # the named group that matched ("yes" or "no" for a yes/no word), else the kind
+    says: str
+
+
+@dataclass
+class Reading:
+    """A response with its marks, found per kind when first asked for."""
+
+    text: str
+    _found: dict[str, list[Mark]] = field(default_factory=dict, repr=False)
+
+    def marks(self, kind: str, start: int = 0) -> list[Mark]:
+        """The marks of one kind in order of position, from `start` on (looked for from there:
+        a mark there may overlap one that starts before it)."""
+        if start:
+            return _marks(self.text, kind, start)
+        if kind not in self._found:
+            self._found[kind] = _marks(self.text, kind)
+        return self._found[kind]
+
+    def has(self, kind: str, start: int = 0) -> bool:
+        return bool(self.marks(kind, start))
+
+    def first(self, kind: str, start: int = 0) -> Mark | None:
+        found = self.marks(kind, start)
+        return found[0] if found else None
+
+    def last(self, kind: str) -> Mark | None:
+        found = self.marks(kind)
+        return found[-1] if found else None
+
+    def after_last(self, kind: str) -> str | None:
+        """The text after the last mark of a kind; None when there is none."""
+        mark = self.last(kind)
+        return None if mark is None else self.text[mark.end :]
+
+    def parts(self, kind: str) -> list[str]:
+        """The text cut at every mark of a kind ("48 and 60, so the tallest is 60" at its
+        conclusion: "48 and 60", "the tallest is 60")."""
+        bounds = [0, *(at for mark in self.marks(kind) for at in (mark.start, mark.end)), None]
+        return [self.text[start:end] for start, end in zip(bounds[::2], bounds[1::2], strict=True)]
+
+    def said(self, kind: str) -> set[str]:
+        """What the marks of a kind say: {"yes", "no"} for an answer that states both."""
+        return {mark.says for mark in self.marks(kind)}
+
+
+def reading_of(text: str) -> Reading:
+    """The structured reading of a response's text (its format already read)."""
+    return Reading(text)
+
+
+def _marks(text: str, kind: str, start: int = 0) -> list[Mark]:
+    found = [
+        Mark(kind, match.start(), match.end(), match.group(), _says(match, kind))
+        for name in MARKS[kind]
+        for match in globals()[name].finditer(text, start)
+    ]
+    return sorted(found, key=lambda mark: (mark.start, mark.end))
+
+
+def _says(match: re.Match[str], kind: str) -> str:
+    named = [name for name, value in match.groupdict().items() if value is not None]
+    return named[0] if named else kind
