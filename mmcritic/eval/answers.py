@@ -35,7 +35,7 @@ from mmcritic.eval.statements import (
     stating_clause,
     without_final_period,
 )
-from mmcritic.reading.language import number_words, pattern, tens_words
+from mmcritic.reading.language import number_words, pairs, pattern, tens_words
 from mmcritic.reading.markup import STYLE_MACRO, family_boxes, think_tags
 from mmcritic.reading.structure import reading_of
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
@@ -179,27 +179,8 @@ _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
 _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
-# British spellings by pattern, each with its American form
-_BRITISH_SPELLINGS = tuple(
-    (re.compile(pattern), american)
-    for pattern, american in (
-        (r"^(cent|met|lit|theat|fib|lust|calib|sab|spect)re(s?)$", r"\1er\2"),  # centre(s)
-        (r"^(cent|lit|fib|calib)red$", r"\1ered"),  # centred
-        (
-            r"^(colo|vapo|tumo|behavio|labo|harbo|humo|odo|flavo|favo|hono|rumo|neighbo|armo|vigo)"
-            r"ur(s|ed|ing|ful|less)?$",
-            r"\1r\2",
-        ),  # colour(ed)
-        (r"^(an|h|leuk|isch|p|orthop|encyclop|gyn|septic)ae", r"\1e"),  # haem-, paediatric
-        (r"^oe(soph|str|dem)", r"e\1"),  # oesophagus, oestrogen, oedema
-        (r"^sulph", "sulf"),
-        (r"^alumini", "alumin"),
-        (r"^caesium$", "cesium"),
-        (r"^grey(s|ish)?$", r"gray\1"),
-        (r"^tyre(s?)$", r"tire\1"),
-        (r"^programme(s?)$", r"program\1"),
-    )
-)
+# a spelling read as the language's other one ("colour" as "color"), from the language data
+_BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in pairs("spellings"))
 _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
 
 

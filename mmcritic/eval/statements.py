@@ -72,58 +72,7 @@ _CONCLUDES = re.compile(
 )
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "by",
-        "with",
-        "from",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "how",
-        "many",
-        "much",
-        "does",
-        "do",
-        "did",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "its",
-        "there",
-        "their",
-        "as",
-        "per",
-        "more",
-        "less",
-        "than",
-        "most",
-        "least",
-        "fewer",
-        "one",
-    ]
-)
+STOP_WORDS = frozenset(words("stop_words"))
 _RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 YEAR = re.compile(r"(?:1[5-9]|20)\d\d")

@@ -32,6 +32,8 @@ KINDS = {
     "context_openers": "words: what opens a clause that is context, not the answer",
     "apologies": "words: an apology opening an answer ('sorry')",
     "measure_words": "words: counters between a number and its noun ('个')",
+    "stop_words": "words: function words left out when texts are compared by content words",
+    "spellings": "pairs: a spelling's pattern and its other form ('colour' read as 'color')",
     "verdict_correct": "words: a verdict that an answer is right",
     "verdict_incorrect": "words: a verdict that an answer is wrong",
 }
@@ -70,6 +72,11 @@ def tens_words(*codes: str) -> dict[str, int]:
 def phrases(code: str, kind: str) -> list[str]:
     """A language's list of words of one kind ("measure_words"); empty where it has none."""
     return list(_all()[code].get(kind, []))
+
+
+def pairs(kind: str, *codes: str) -> list[tuple[str, str]]:
+    """The pairs of one kind ("spellings": pattern, replacement) in the given languages."""
+    return [(first, second) for first, second in words(kind, *codes)]
 
 
 def words(kind: str, *codes: str) -> list[str]:
