@@ -9,11 +9,11 @@ import torch
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from mmcritic.reading.markup import boxed_contents
 from mmcritic.rewards import (
     REASONS,
     RewardWeights,
     Verdict,
-    boxed_contents,
     completion_text,
     format_reward,
     has_think_box_format,

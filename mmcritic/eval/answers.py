@@ -1,7 +1,7 @@
 """Reading a policy's answer: the final answer, the span that states a value, numbers.
 
-The think block and the boxes are found with `mmcritic.rewards.parsing` and
-`mmcritic.rewards.answers`, the modules that also read a critic's verdict and a policy's boxed
+The output format (the think block, boxes, JSON, HTML, LaTeX) is read in
+`mmcritic.reading.markup`, the stage that also serves the critic's verdict and a policy's boxed
 answer, so a box means the same thing in training, inference and evaluation. What is added here
 is what benchmarks need on top: the answer a response marks (box, JSON, "the answer is", also in
 Chinese), the span of a free answer that states a value, and numbers written with thousands
@@ -9,18 +9,14 @@ separators, percent signs, number words, fractions or units. The option letter i
 `mmcritic.eval.choices`, yes/no in `mmcritic.eval.yes_no`, short text answers in
 `mmcritic.eval.text_answers`, all on top of this. Nothing here raises on model output.
 
-Model output is read within bounds, so no response can stop or stall a run (`readable`): the
-answer text is read from its last `MAX_ANSWER_CHARS` characters, a lone surrogate (which no
-encoder writes, so the run's record could not be saved) reads as U+FFFD, a run of whitespace
-longer than `MAX_SPACE_RUN` as its first characters and line breaks, and LaTeX is unwrapped to a
-depth of `MAX_LATEX_DEPTH`. A numeral of more than `MAX_DIGITS` digits, or whose value lies
-beyond float range (about 1e±308), is no usable number (`number_value`): a huge integer is
-never built, and "1e400" or "1 × 10^{400}" never reads as infinity, so it never matches.
+A numeral of more than `MAX_DIGITS` digits (more than any measured quantity has), or whose
+value lies beyond float range (about 1e±308), is no usable number (`number_value`): a huge
+integer is never built, and "1e400" or "1 × 10^{400}" never reads as infinity, so it never
+matches.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
@@ -36,10 +32,17 @@ from mmcritic.eval.statements import (
     without_final_period,
 )
 from mmcritic.reading.language import number_words, pairs, pattern, tens_words
-from mmcritic.reading.markup import STYLE_MACRO, family_boxes, think_tags
+from mmcritic.reading.markup import (
+    answer_region,
+    boxed_contents,
+    clean_latex,
+    family_boxes,
+    fold,
+    json_answer,
+    unclosed_think,
+    without_symbols,
+)
 from mmcritic.reading.structure import reading_of
-from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, boxed_contents
-from mmcritic.text import without_lone_surrogates
 
 # what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
 _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
@@ -51,9 +54,6 @@ _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
 _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
-# HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
-_HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
-_HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 # where a stated answer ends: its line, or Chinese punctuation after it ("选C，满月。")
 # a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
 _STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
@@ -70,17 +70,9 @@ _FRACTION_PARTS = ("whole", "num", "den")
 _TIMES_TEN = re.compile(
     r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
-# Bounds on reading model output (see the module docstring). 20,000 characters hold every
-# answer a model writes within its token limit, and a runaway one's conclusion; 300 digits are
-# more than any measured quantity has; no answer nests LaTeX 16 deep.
-MAX_ANSWER_CHARS = 20_000
-MAX_SPACE_RUN = 32
-MAX_LATEX_DEPTH = 16
 MAX_DIGITS = 300
 # an exponent of more digits than this puts any nonzero value beyond float range
 _MAX_EXPONENT_DIGITS = 4
-_SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
-_FIRST_SPACE = re.compile(r"\s")
 # the words that scale a number: "1.5 million"
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _SCALE = re.compile(rf"({'|'.join(SCALES)})\b", re.IGNORECASE)
@@ -89,8 +81,6 @@ _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
 MARKUP = str.maketrans("", "", "*$`")
-_SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
-_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 # (inline math holds no other opener: one never closed is read up to the next opener, not to
 # the end of the text from each opener in turn)
@@ -127,10 +117,6 @@ _CJK_COUNT = re.compile(
     rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
     rf"(?={pattern('measure_words')})"
 )
-_EMPHASIS = str.maketrans("", "", "*`")
-# `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
-_MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # a numeric LaTeX fraction reads as a plain one: `\frac{24}{5}` is 24/5
 _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
@@ -171,14 +157,11 @@ _COUNTS_THINGS = re.compile(
     r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?)\s+\d+\s+[a-z]+s\b", re.IGNORECASE
 )
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
-_LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-_LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
 # and the time of day ("Nighttime" for "Night")
 _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
-_JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
 # a spelling read as the language's other one ("colour" as "color"), from the language data
 _BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in pairs("spellings"))
 _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
@@ -190,7 +173,7 @@ def final_answer(text: str) -> str:
     stated = stated_answer(text)
     if stated is not None:
         return stated
-    if _unclosed_think(text):
+    if unclosed_think(text):
         return ""  # still thinking when cut off
     region = answer_region(text)
     # bold stays: in a free answer it marks the stated value (`answer_span`)
@@ -212,7 +195,7 @@ def stated_answer(text: str) -> str | None:
         offered = dict.fromkeys(clean_latex(box) for box in boxes)
         if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
             return " or ".join(offered)
-    if boxes and not _unclosed_think(text):  # `final_boxed` of the bounded answer text
+    if boxes and not unclosed_think(text):  # `final_boxed` of the bounded answer text
         return clean_latex(boxes[-1].strip())
     tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
     if tagged:
@@ -249,111 +232,6 @@ def _stated_tail(tail: str) -> str:
     text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
     wrapped = BOLD.fullmatch(text.strip())
     return (wrapped.group(1) if wrapped else text).strip()
-
-
-def without_symbols(text: str) -> str:
-    """The text without the emoji and check marks a model ends on ("Yes. ✅", "B 👍")."""
-    return "".join(c for c in text if unicodedata.category(c) != "So" and c != "\ufe0f").strip()
-
-
-def answer_region(text: str) -> str:
-    """The answer text: after the think block (all of it when there is none), `readable`."""
-    text = think_tags(text)
-    close = text.rfind(THINK_CLOSE)
-    region = text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
-    return readable(region)
-
-
-def readable(text: str) -> str:
-    """Model output as every reader here takes it, in bounds: its last `MAX_ANSWER_CHARS`
-    characters (from the first whole word among them), lone surrogates as U+FFFD (a surrogate
-    pair as the character it encodes), and each run of whitespace longer than `MAX_SPACE_RUN`
-    as its first characters and at most two of its line breaks. Patterns that may start
-    anywhere in a run of whitespace (`\\s*\\bnot`) would otherwise cost time quadratic in its
-    length; no reader tells a long run from a shorter one."""
-    if len(text) > MAX_ANSWER_CHARS:
-        text = text[-MAX_ANSWER_CHARS:]
-        first_space = _FIRST_SPACE.search(text)
-        text = text[first_space.start() :] if first_space else text
-    return _SPACE_RUN.sub(_shortened_space, without_lone_surrogates(text))
-
-
-def _shortened_space(run: re.Match[str]) -> str:
-    kept = run.group()[:MAX_SPACE_RUN]
-    breaks = min(2, run.group().count("\n")) - kept.count("\n")
-    return kept + "\n" * max(0, breaks)
-
-
-def _unclosed_think(text: str) -> bool:
-    tags = think_tags(text)
-    return THINK_OPEN in tags and THINK_CLOSE not in tags
-
-
-def json_answer(text: str) -> str | None:
-    """The answer of a response written as JSON (`{"answer": "A"}`, also inside a ```json
-    fence), as models asked for structured output write it; None when it is not such JSON."""
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        return None
-    try:
-        value = json.loads(match.group())
-    except (ValueError, RecursionError):  # also arrays nested thousands deep
-        return None
-    if not isinstance(value, dict):
-        return None
-    for key, answer in value.items():
-        if str(key).strip().lower() in _JSON_ANSWER_KEYS and isinstance(answer, str | int | float):
-            return str(answer)
-    scalars = [v for v in value.values() if isinstance(v, str | int | float)]
-    if len(value) == 1 and scalars:  # {"total_amount_due": "$1,245.00"}
-        return str(scalars[0])
-    return None
-
-
-def clean_latex(text: str, keep_bold: bool = False) -> str:
-    """Drops `\\text{}`-style wrappers, HTML layout tags (`<b>` is bold), math `$...$`
-    delimiters, `*` and backticks, LaTeX's `\\%` and outer whitespace. A `$` before a number is a
-    currency sign and stays: `$25.00` is DocVQA's answer as printed."""
-    text = without_html(text)
-    for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
-        previous, text = text, STYLE_MACRO.sub(r"\1", text)
-        if text == previous:
-            break
-    text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
-    if keep_bold:
-        return text.replace("`", "").strip()
-    return text.translate(_EMPHASIS).strip()
-
-
-def without_html(text: str) -> str:
-    """HTML a model writes around its answer, as markdown: `<b>B</b>` is `**B**`, and layout
-    tags (`<answer>`, `<p>`, `<br>`, `<em>`, ...) are dropped."""
-    return _HTML_LAYOUT.sub("", _HTML_BOLD.sub("**", text))
-
-
-def plain_math(text: str) -> str:
-    """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
-    `4\\pi` 4π, so an answer in LaTeX names the option "2√3" as one written in Unicode does."""
-    for _ in range(MAX_LATEX_DEPTH):  # one level of nested roots a pass
-        previous = text
-        text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
-        if text == previous:
-            break
-    for command, symbol in _LATEX_SYMBOLS.items():
-        text = text.replace(command, symbol)
-    return text
-
-
-def _bare(inner: str) -> str:
-    return inner if re.fullmatch(r"[\w.√π]+", inner) else f"({inner})"
-
-
-def fold(text: str) -> str:
-    """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
-    `6`, the minus sign `−` as `-`, and a superscript as the power it is (`10³` is `10^3`, not
-    `103`; `x²` is `x^2`)."""
-    text = _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text)
-    return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
 
 
 def answer_span(response: str, question: str | None = None) -> str:

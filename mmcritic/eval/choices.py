@@ -19,12 +19,9 @@ from mmcritic.eval.answers import (
     MARKUP,
     NUMBER_WORDS,
     SPELLED,
-    fold,
     is_cut_off,
     option_words,
-    plain_math,
     plain_words,
-    without_html,
 )
 from mmcritic.eval.statements import (
     LEADING_ARTICLE,
@@ -33,6 +30,7 @@ from mmcritic.eval.statements import (
     settled_part,
 )
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.markup import fold, plain_math, without_html
 from mmcritic.reading.structure import HEDGES, reading_of
 
 _LEADING_LETTER = re.compile(

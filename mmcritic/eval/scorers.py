@@ -20,7 +20,6 @@ from mmcritic.eval.answers import (
     Number,
     answer_span,
     extract_numbers,
-    fold,
     holds_digit,
     integer_value,
     is_cut_off,
@@ -45,6 +44,7 @@ from mmcritic.eval.statements import (
 )
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.markup import fold
 from mmcritic.reading.structure import HEDGES, reading_of
 
 ANLS_THRESHOLD = 0.5

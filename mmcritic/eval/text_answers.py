@@ -13,8 +13,6 @@ from mmcritic.eval.answers import (
     BOLD,
     LATEX_INLINE,
     SCALES,
-    answer_region,
-    clean_latex,
     is_cut_off,
     stated_answer,
     stated_count,
@@ -31,6 +29,7 @@ from mmcritic.eval.statements import (
     subject_answer,
     without_final_period,
 )
+from mmcritic.reading.markup import answer_region, clean_latex
 from mmcritic.reading.structure import reading_of
 
 _TEXT_KEY_PHRASES = (

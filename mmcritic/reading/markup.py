@@ -1,14 +1,29 @@
-"""The output-format stage: markup a reader looks through before it reads any words.
+"""The output-format stage: the markup a reader looks through before it reads any words.
 
 Model families that write their reasoning between tags of their own register them in
 `THINK_TAGS`; readers see every family's tags as `<think>` / `</think>` (`think_tags`). Families
 that box their final answer in tags of their own instead of `\\boxed{}` register them in
-`BOX_TAGS`; readers take those boxes from `family_boxes`.
+`BOX_TAGS`; readers take those boxes from `family_boxes`, and `\\boxed{}` itself from
+`boxed_contents`. The answer text is what follows the think block (`answer_region`); HTML,
+JSON, LaTeX style macros, math dollars, emphasis, Unicode compatibility forms and emoji are
+read through here (`without_html`, `json_answer`, `clean_latex`, `plain_math`, `fold`,
+`without_symbols`), so every later stage sees plain words.
+
+Model output is read within bounds, so no response can stop or stall a run (`readable`): the
+answer text is read from its last `MAX_ANSWER_CHARS` characters, a lone surrogate (which no
+encoder writes, so the run's record could not be saved) reads as U+FFFD, a run of whitespace
+longer than `MAX_SPACE_RUN` as its first characters and line breaks, and LaTeX is unwrapped to a
+depth of `MAX_LATEX_DEPTH`. Nothing here raises on model output, and nothing takes more than
+linear time on long garbage.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
+
+from mmcritic.text import without_lone_surrogates
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -66,3 +81,185 @@ def family_boxes(text: str) -> list[str]:
         next(group for group in box.groups() if group is not None)
         for box in _FAMILY_BOX.finditer(text)
     ]
+
+
+BOX_OPEN = "\\boxed{"
+
+# A single tokenizer pass over every brace; `\{` and `\}` are literal braces in LaTeX, not groups.
+_BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
+
+
+def boxed_contents(text: str) -> list[str]:
+    """The contents of every top-level `\\boxed{...}` (or `\\boxed {...}`), in order.
+
+    Braces nest (`\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`) and `\\{`, `\\}` are literal. A box
+    that is never closed yields nothing, and the boxes inside it are still found. A box inside a
+    closed box stays part of the outer content rather than being listed again, which keeps the
+    output no longer than the input. One pass with a stack, so cost is linear in the input."""
+    depth = 0
+    open_boxes: list[tuple[int, int, int]] = []  # (box start, content start, brace depth)
+    closed: list[tuple[int, int, int]] = []  # (box start, content start, content end)
+    for token in _BOX_TOKENS.finditer(text):
+        kind = token.group()
+        if kind.startswith("\\boxed"):
+            depth += 1
+            open_boxes.append((token.start(), token.end(), depth))
+        elif kind == "{":
+            depth += 1
+        elif kind == "}" and depth:
+            if open_boxes and open_boxes[-1][2] == depth:
+                start, content_start, _ = open_boxes.pop()
+                closed.append((start, content_start, token.start()))
+            depth -= 1
+    return [text[begin:end] for begin, end in _top_level(closed)]
+
+
+def _top_level(spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Drops boxes nested in another box; brace matching makes the spans laminar, so after
+    sorting by start a span is nested exactly when it starts before the last kept one ends."""
+    kept: list[tuple[int, int]] = []
+    for _, begin, end in sorted(spans):
+        if not kept or begin > kept[-1][1]:
+            kept.append((begin, end))
+    return kept
+
+
+# HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
+_HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
+
+_HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
+
+# Bounds on reading model output (see the module docstring). 20,000 characters hold every
+# answer a model writes within its token limit, and a runaway one's conclusion; no answer nests
+# LaTeX 16 deep.
+MAX_ANSWER_CHARS = 20_000
+
+MAX_SPACE_RUN = 32
+
+MAX_LATEX_DEPTH = 16
+
+_SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
+
+_FIRST_SPACE = re.compile(r"\s")
+
+_SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
+
+_EMPHASIS = str.maketrans("", "", "*`")
+
+# `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
+_MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
+
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+
+_LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+
+_LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
+
+_JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
+
+
+def without_symbols(text: str) -> str:
+    """The text without the emoji and check marks a model ends on ("Yes. ✅", "B 👍")."""
+    return "".join(c for c in text if unicodedata.category(c) != "So" and c != "\ufe0f").strip()
+
+
+def answer_region(text: str) -> str:
+    """The answer text: after the think block (all of it when there is none), `readable`."""
+    text = think_tags(text)
+    close = text.rfind(THINK_CLOSE)
+    region = text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
+    return readable(region)
+
+
+def readable(text: str) -> str:
+    """Model output as every reader here takes it, in bounds: its last `MAX_ANSWER_CHARS`
+    characters (from the first whole word among them), lone surrogates as U+FFFD (a surrogate
+    pair as the character it encodes), and each run of whitespace longer than `MAX_SPACE_RUN`
+    as its first characters and at most two of its line breaks. Patterns that may start
+    anywhere in a run of whitespace (`\\s*\\bnot`) would otherwise cost time quadratic in its
+    length; no reader tells a long run from a shorter one."""
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[-MAX_ANSWER_CHARS:]
+        first_space = _FIRST_SPACE.search(text)
+        text = text[first_space.start() :] if first_space else text
+    return _SPACE_RUN.sub(_shortened_space, without_lone_surrogates(text))
+
+
+def _shortened_space(run: re.Match[str]) -> str:
+    kept = run.group()[:MAX_SPACE_RUN]
+    breaks = min(2, run.group().count("\n")) - kept.count("\n")
+    return kept + "\n" * max(0, breaks)
+
+
+def unclosed_think(text: str) -> bool:
+    tags = think_tags(text)
+    return THINK_OPEN in tags and THINK_CLOSE not in tags
+
+
+def json_answer(text: str) -> str | None:
+    """The answer of a response written as JSON (`{"answer": "A"}`, also inside a ```json
+    fence), as models asked for structured output write it; None when it is not such JSON."""
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        return None
+    try:
+        value = json.loads(match.group())
+    except (ValueError, RecursionError):  # also arrays nested thousands deep
+        return None
+    if not isinstance(value, dict):
+        return None
+    for key, answer in value.items():
+        if str(key).strip().lower() in _JSON_ANSWER_KEYS and isinstance(answer, str | int | float):
+            return str(answer)
+    scalars = [v for v in value.values() if isinstance(v, str | int | float)]
+    if len(value) == 1 and scalars:  # {"total_amount_due": "$1,245.00"}
+        return str(scalars[0])
+    return None
+
+
+def clean_latex(text: str, keep_bold: bool = False) -> str:
+    """Drops `\\text{}`-style wrappers, HTML layout tags (`<b>` is bold), math `$...$`
+    delimiters, `*` and backticks, LaTeX's `\\%` and outer whitespace. A `$` before a number is a
+    currency sign and stays: `$25.00` is DocVQA's answer as printed."""
+    text = without_html(text)
+    for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
+        previous, text = text, STYLE_MACRO.sub(r"\1", text)
+        if text == previous:
+            break
+    text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
+    if keep_bold:
+        return text.replace("`", "").strip()
+    return text.translate(_EMPHASIS).strip()
+
+
+def without_html(text: str) -> str:
+    """HTML a model writes around its answer, as markdown: `<b>B</b>` is `**B**`, and layout
+    tags (`<answer>`, `<p>`, `<br>`, `<em>`, ...) are dropped."""
+    return _HTML_LAYOUT.sub("", _HTML_BOLD.sub("**", text))
+
+
+def plain_math(text: str) -> str:
+    """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
+    `4\\pi` 4π, so an answer in LaTeX names the option "2√3" as one written in Unicode does."""
+    for _ in range(MAX_LATEX_DEPTH):  # one level of nested roots a pass
+        previous = text
+        text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
+        if text == previous:
+            break
+    for command, symbol in _LATEX_SYMBOLS.items():
+        text = text.replace(command, symbol)
+    return text
+
+
+def _bare(inner: str) -> str:
+    return inner if re.fullmatch(r"[\w.√π]+", inner) else f"({inner})"
+
+
+def fold(text: str) -> str:
+    """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
+    `6`, the minus sign `−` as `-`, and a superscript as the power it is (`10³` is `10^3`, not
+    `103`; `x²` is `x^2`)."""
+    text = _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text)
+    return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)

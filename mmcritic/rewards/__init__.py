@@ -1,5 +1,6 @@
 """Rewards for RL-training critics, and the one parser of a critic's boxed verdict."""
 
+from mmcritic.reading.markup import boxed_contents
 from mmcritic.rewards.critic import (
     AnswerReward,
     ConsistencyReward,
@@ -19,7 +20,6 @@ from mmcritic.rewards.parsing import (
     REASONS,
     Reason,
     Verdict,
-    boxed_contents,
     has_think_box_format,
     normalize_choice,
     normalize_tags,

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.reading.markup import STYLE_MACRO
-from mmcritic.rewards.parsing import (
-    THINK_CLOSE,
-    THINK_OPEN,
-    VERDICT_MARKER,
-    boxed_contents,
-    normalize_tags,
-)
+from mmcritic.reading.markup import STYLE_MACRO, boxed_contents
+from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, VERDICT_MARKER, normalize_tags
 from mmcritic.text import comparable
 
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")

@@ -16,17 +16,14 @@ from typing import Literal, get_args
 from mmcritic.patterns import anchored
 from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases
 from mmcritic.reading.markup import (
+    BOX_OPEN,
     STYLE_MACROS,
     THINK_CLOSE,
     THINK_OPEN,
+    boxed_contents,
     macro_pattern,
     normalize_tags,
 )
-
-BOX_OPEN = "\\boxed{"
-
-# A single tokenizer pass over every brace; `\{` and `\}` are literal braces in LaTeX, not groups.
-_BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
 
 # Verdicts are short; a long box is a formula or an essay, and refusing it bounds all later work.
 MAX_VERDICT_CHARS = 64
@@ -82,41 +79,6 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return self.choice is not None
-
-
-def boxed_contents(text: str) -> list[str]:
-    """The contents of every top-level `\\boxed{...}` (or `\\boxed {...}`), in order.
-
-    Braces nest (`\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`) and `\\{`, `\\}` are literal. A box
-    that is never closed yields nothing, and the boxes inside it are still found. A box inside a
-    closed box stays part of the outer content rather than being listed again, which keeps the
-    output no longer than the input. One pass with a stack, so cost is linear in the input."""
-    depth = 0
-    open_boxes: list[tuple[int, int, int]] = []  # (box start, content start, brace depth)
-    closed: list[tuple[int, int, int]] = []  # (box start, content start, content end)
-    for token in _BOX_TOKENS.finditer(text):
-        kind = token.group()
-        if kind.startswith("\\boxed"):
-            depth += 1
-            open_boxes.append((token.start(), token.end(), depth))
-        elif kind == "{":
-            depth += 1
-        elif kind == "}" and depth:
-            if open_boxes and open_boxes[-1][2] == depth:
-                start, content_start, _ = open_boxes.pop()
-                closed.append((start, content_start, token.start()))
-            depth -= 1
-    return [text[begin:end] for begin, end in _top_level(closed)]
-
-
-def _top_level(spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
-    """Drops boxes nested in another box; brace matching makes the spans laminar, so after
-    sorting by start a span is nested exactly when it starts before the last kept one ends."""
-    kept: list[tuple[int, int]] = []
-    for _, begin, end in sorted(spans):
-        if not kept or begin > kept[-1][1]:
-            kept.append((begin, end))
-    return kept
 
 
 def normalize_choice(raw: str) -> str | None:
