@@ -30,11 +30,11 @@ from mmcritic_dev.scorer_agreement import corpus_agreement, read_corpus
 READING_MODULES = (
     "mmcritic.reading.markup",
     "mmcritic.reading.structure",
+    "mmcritic.reading.statements",
     "mmcritic.rewards.parsing",
     "mmcritic.rewards.answers",
     "mmcritic.eval.answers",
     "mmcritic.eval.choices",
-    "mmcritic.eval.statements",
     "mmcritic.eval.text_answers",
     "mmcritic.eval.yes_no",
     "mmcritic.eval.scorers",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mmcritic.eval.statements import (
+from mmcritic.reading.statements import (
     clauses,
     main_clause,
     sentences,

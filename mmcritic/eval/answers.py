@@ -23,14 +23,6 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from mmcritic.eval.statements import (
-    LEADING_ARTICLE,
-    LONG_ASIDE,
-    main_clause,
-    sentences,
-    stating_clause,
-    without_final_period,
-)
 from mmcritic.reading.language import number_words, pairs, pattern, tens_words
 from mmcritic.reading.markup import (
     answer_region,
@@ -41,6 +33,14 @@ from mmcritic.reading.markup import (
     json_answer,
     unclosed_think,
     without_symbols,
+)
+from mmcritic.reading.statements import (
+    LEADING_ARTICLE,
+    LONG_ASIDE,
+    main_clause,
+    sentences,
+    stating_clause,
+    without_final_period,
 )
 from mmcritic.reading.structure import reading_of
 

@@ -23,14 +23,14 @@ from mmcritic.eval.answers import (
     option_words,
     plain_words,
 )
-from mmcritic.eval.statements import (
+from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.markup import fold, plain_math, without_html
+from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     main_clause,
     sentences,
     settled_part,
 )
-from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading.markup import fold, plain_math, without_html
 from mmcritic.reading.structure import HEDGES, reading_of
 
 _LEADING_LETTER = re.compile(

@@ -32,7 +32,10 @@ from mmcritic.eval.answers import (
     stated_answer,
 )
 from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
-from mmcritic.eval.statements import (
+from mmcritic.eval.text_answers import text_answer
+from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.markup import fold
+from mmcritic.reading.statements import (
     LONG_ASIDE,
     YEAR,
     hedges_after,
@@ -42,9 +45,6 @@ from mmcritic.eval.statements import (
     subject_answer,
     without_chart_part,
 )
-from mmcritic.eval.text_answers import text_answer
-from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading.markup import fold
 from mmcritic.reading.structure import HEDGES, reading_of
 
 ANLS_THRESHOLD = 0.5

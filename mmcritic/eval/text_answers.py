@@ -17,7 +17,8 @@ from mmcritic.eval.answers import (
     stated_answer,
     stated_count,
 )
-from mmcritic.eval.statements import (
+from mmcritic.reading.markup import answer_region, clean_latex
+from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
@@ -29,7 +30,6 @@ from mmcritic.eval.statements import (
     subject_answer,
     without_final_period,
 )
-from mmcritic.reading.markup import answer_region, clean_latex
 from mmcritic.reading.structure import reading_of
 
 _TEXT_KEY_PHRASES = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP
-from mmcritic.eval.statements import content_words
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import fold
+from mmcritic.reading.statements import content_words
 from mmcritic.reading.structure import Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)

@@ -8,9 +8,9 @@ import re
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import plain_words
 from mmcritic.eval.scorers import letter_score, numeric_match
-from mmcritic.eval.statements import settled_part
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
+from mmcritic.reading.statements import settled_part
 from mmcritic.reading.structure import reading_of
 
 HEADLINE = "accuracy"

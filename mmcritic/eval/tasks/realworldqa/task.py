@@ -7,11 +7,11 @@ import re
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import parse_number, plain_words, same_words
 from mmcritic.eval.scorers import numeric_match
-from mmcritic.eval.statements import STOP_WORDS, content_words
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, mc_score
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.statements import STOP_WORDS, content_words
 from mmcritic.reading.structure import reading_of
 
 HEADLINE = "accuracy"
