@@ -31,6 +31,7 @@ READING_MODULES = (
     "mmcritic.reading.markup",
     "mmcritic.reading.structure",
     "mmcritic.reading.statements",
+    "mmcritic.reading.final",
     "mmcritic.rewards.parsing",
     "mmcritic.rewards.answers",
     "mmcritic.eval.answers",

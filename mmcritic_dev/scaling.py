@@ -22,7 +22,6 @@ from typing import Any
 from tqdm import tqdm
 
 from mmcritic.data.schema import RecordError
-from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import Generation, ModelBackend, Sample, sample_media
 from mmcritic.eval.metrics import mean
 from mmcritic.eval.registry import get_task
@@ -31,6 +30,7 @@ from mmcritic.eval.runner import make_sample
 from mmcritic.eval.tasks import PolicyTask
 from mmcritic.inference.engines import EngineOptions, open_engine
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
+from mmcritic.reading.final import final_answer
 
 logger = logging.getLogger(__name__)
 BASELINE = "majority"

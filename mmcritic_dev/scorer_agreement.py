@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmcritic.eval.answers import final_answer
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.tasks import PolicyTask, Row
+from mmcritic.reading.final import final_answer
 
 CRITIC_CORPUS = "critic_verdicts"
 REWARD_CORPUS = "reward"

@@ -19,18 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmcritic.eval.answers import (
-    MAX_DIGITS,
-    answer_span,
-    extract_numbers,
-    final_answer,
-    parse_number,
-)
+from mmcritic.eval.answers import MAX_DIGITS, answer_span, extract_numbers, parse_number
 from mmcritic.eval.protocols import PROTOCOL_NAMES, verdict_reader
 from mmcritic.eval.registry import get_task, task_names
 from mmcritic.eval.scorers import math_equal, numeric_match, open_match, relaxed_match
 from mmcritic.eval.tasks import CriticTask, PolicyTask, Problem
 from mmcritic.eval.tasks.vl_rewardbench.verdicts import overall_judgment
+from mmcritic.reading.final import final_answer
 from mmcritic.reading.markup import MAX_ANSWER_CHARS, json_answer, readable
 from mmcritic.rewards.parsing import parse_judgement
 from tests.test_eval_fixtures import all_task_data, built_items

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmcritic.eval import metrics
-from mmcritic.eval.answers import Number, final_answer, number_word, parse_number
+from mmcritic.eval.answers import Number, number_word, parse_number
 from mmcritic.eval.choices import choice_letter
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.scorers import (
@@ -22,6 +22,7 @@ from mmcritic.eval.scorers import (
 )
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.final import final_answer
 from mmcritic.reading.markup import fold
 from mmcritic.rewards.parsing import parse_judgement, parse_verdict
 

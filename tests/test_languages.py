@@ -77,7 +77,7 @@ from mmcritic.reading import language
 files = language._all()
 language._all = lambda: {**files, "it": json.loads(sys.argv[1])}
 language.LANGUAGES = tuple(sorted(language._all()))
-from mmcritic.eval.answers import final_answer
+from mmcritic.reading.final import final_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.rewards.parsing import parse_judgement
 print(json.dumps([
@@ -135,8 +135,8 @@ READ_PER_LANGUAGE = [
 
 
 def _reading(reader: str, answer: str) -> str | None:
-    from mmcritic.eval.answers import final_answer
     from mmcritic.eval.yes_no import yes_no
+    from mmcritic.reading.final import final_answer
     from mmcritic.rewards.parsing import parse_judgement
 
     if reader == "final":
@@ -161,7 +161,7 @@ files = language._all()
 for code in files:
     files[code] = {key: files[code][key] for key in ("language", "number_words", "tens")}
 from mmcritic.eval import choices, text_answers, yes_no
-from mmcritic.eval.answers import final_answer
+from mmcritic.reading.final import final_answer
 from mmcritic.rewards.parsing import parse_judgement
 print(final_answer("The answer is B"), parse_judgement("[[A]]").choice)
 """

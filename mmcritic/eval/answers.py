@@ -1,13 +1,14 @@
-"""Reading a policy's answer: the final answer, the span that states a value, numbers.
+"""Reading a policy's answer: the span that states a value, and numbers.
 
 The output format (the think block, boxes, JSON, HTML, LaTeX) is read in
 `mmcritic.reading.markup`, the stage that also serves the critic's verdict and a policy's boxed
-answer, so a box means the same thing in training, inference and evaluation. What is added here
-is what benchmarks need on top: the answer a response marks (box, JSON, "the answer is", also in
-Chinese), the span of a free answer that states a value, and numbers written with thousands
-separators, percent signs, number words, fractions or units. The option letter is read in
-`mmcritic.eval.choices`, yes/no in `mmcritic.eval.yes_no`, short text answers in
-`mmcritic.eval.text_answers`, all on top of this. Nothing here raises on model output.
+answer, so a box means the same thing in training, inference and evaluation; the answer a
+response marks (box, JSON, "the answer is" in any language) in `mmcritic.reading.final`. What is
+added here is what benchmarks need on top: the span of a free answer that states a value, and
+numbers written with thousands separators, percent signs, number words, fractions or units.
+The option letter is read in `mmcritic.eval.choices`, yes/no in `mmcritic.eval.yes_no`, short
+text answers in `mmcritic.eval.text_answers`, all on top of this. Nothing here raises on model
+output.
 
 A numeral of more than `MAX_DIGITS` digits (more than any measured quantity has), or whose
 value lies beyond float range (about 1e±308), is no usable number (`number_value`): a huge
@@ -23,40 +24,24 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
+from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import number_words, pairs, pattern, tens_words
-from mmcritic.reading.markup import (
-    answer_region,
-    boxed_contents,
-    clean_latex,
-    family_boxes,
-    fold,
-    json_answer,
-    unclosed_think,
-    without_symbols,
-)
+from mmcritic.reading.markup import BOLD, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
     main_clause,
     sentences,
     stating_clause,
-    without_final_period,
 )
 from mmcritic.reading.structure import reading_of
 
-# what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
-_ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
 # a value the answer sets aside after its own: "the answer is 2, not 3"
 # (starting inside a run of whitespace reads the same as at its start, and would cost time
 # quadratic in the run's length)
 _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
-# two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
-_BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
-# where a stated answer ends: its line, or Chinese punctuation after it ("选C，满月。")
-# a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
-_STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text read so far, with the whole part of a mixed number ("2 3/4");
@@ -81,7 +66,6 @@ _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
 MARKUP = str.maketrans("", "", "*$`")
-BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 # (inline math holds no other opener: one never closed is read up to the next opener, not to
 # the end of the text from each opener in turn)
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
@@ -165,73 +149,6 @@ _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
 # a spelling read as the language's other one ("colour" as "color"), from the language data
 _BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in pairs("spellings"))
 _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
-
-
-def final_answer(text: str) -> str:
-    """The part of a response that states the answer: `stated_answer`, else all of the answer
-    text; nothing when a think block is opened and never closed (cut off while thinking)."""
-    stated = stated_answer(text)
-    if stated is not None:
-        return stated
-    if unclosed_think(text):
-        return ""  # still thinking when cut off
-    region = answer_region(text)
-    # bold stays: in a free answer it marks the stated value (`answer_span`)
-    return clean_latex(region, keep_bold=True)
-
-
-def stated_answer(text: str) -> str | None:
-    """The answer a response marks as such; None when it marks none.
-
-    Two boxes offered as alternatives ("\\boxed{A} or \\boxed{B}") are stated as such ("A or
-    B"), which every reader takes for a hedge. Else the last box after the think block, read
-    as `mmcritic.rewards.answers.final_boxed` (and so `Answer.final_answer` of
-    `mmcritic.inference`) reads it; then a box in the answer text; then the `answer` of a JSON
-    object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
-    line."""
-    region = answer_region(text)
-    boxes = boxed_contents(region)
-    if _BOXES_OFFERED.search(region):
-        offered = dict.fromkeys(clean_latex(box) for box in boxes)
-        if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
-            return " or ".join(offered)
-    if boxes and not unclosed_think(text):  # `final_boxed` of the bounded answer text
-        return clean_latex(boxes[-1].strip())
-    tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
-    if tagged:
-        return clean_latex(tagged[-1])
-    if boxes:
-        return clean_latex(boxes[-1])
-    stated = json_answer(region)
-    if stated is not None:
-        return clean_latex(stated)
-    return _phrased_answer(region)
-
-
-def _phrased_answer(region: str) -> str | None:
-    """The text after the last "answer is" phrase that states something, up to the end of its
-    line and sentence; None when a self-correction follows it. The last correction is found
-    once, and each tail cut at its line's end before it is read, so a response of many empty
-    phrases ("The answer is\n" repeated) is read in linear time."""
-    corrections = [mark.start for mark in reading_of(region).marks("correction")]
-    for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
-        if corrections and corrections[-1] >= phrase.end():
-            return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
-        # the last phrase that states something ("The answer is 5. The answer is" cut off)
-        end = _STATED_END.search(region, phrase.end())
-        tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
-        tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
-        if tail.strip():
-            return _stated_tail(tail)
-    return None
-
-
-def _stated_tail(tail: str) -> str:
-    """A stated answer as written, without wrapping quotes or a final period; bold stays where
-    it marks part of it ("**248** participants"), not where it wraps all of it."""
-    text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
-    wrapped = BOLD.fullmatch(text.strip())
-    return (wrapped.group(1) if wrapped else text).strip()
 
 
 def answer_span(response: str, question: str | None = None) -> str:

@@ -33,13 +33,13 @@ from functools import cache
 from importlib import resources
 from typing import Protocol, cast
 
-from mmcritic.eval.answers import final_answer
 from mmcritic.eval.tasks import Problem
 from mmcritic.eval.tasks.hallusionbench import TASK as HALLUSIONBENCH
 from mmcritic.eval.tasks.mathverse_testmini import TASK as MATHVERSE_TESTMINI
 from mmcritic.eval.tasks.mathvista_testmini import TASK as MATHVISTA_TESTMINI
 from mmcritic.eval.tasks.mmvu import TASK as MMVU
 from mmcritic.inference.engines import Request, Sampling
+from mmcritic.reading.final import final_answer
 from mmcritic.reading.markup import answer_region
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,6 @@ from tqdm import tqdm
 from mmcritic.data.folder_lock import folder_lock
 from mmcritic.data.schema import RecordError
 from mmcritic.eval import metrics
-from mmcritic.eval.answers import final_answer
 from mmcritic.eval.backends import (
     Backend,
     CriticOutput,
@@ -56,6 +55,7 @@ from mmcritic.eval.rows import TaskRows
 from mmcritic.eval.tasks import PolicyTask, Row, Task
 from mmcritic.inference.engines import EngineOptions, RequestFailed, open_engine
 from mmcritic.inference.self_critique import STRATEGIES, Strategy
+from mmcritic.reading.final import final_answer
 from mmcritic.text import json_text
 
 logger = logging.getLogger(__name__)

@@ -29,11 +29,11 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
     shortest_key_tail,
-    stated_answer,
 )
 from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.final import stated_answer
 from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import (
     LONG_ASIDE,

@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.eval.answers import (
-    BOLD,
-    LATEX_INLINE,
-    SCALES,
-    is_cut_off,
-    stated_answer,
-    stated_count,
-)
-from mmcritic.reading.markup import answer_region, clean_latex
+from mmcritic.eval.answers import LATEX_INLINE, SCALES, is_cut_off, stated_count
+from mmcritic.reading.final import stated_answer
+from mmcritic.reading.markup import BOLD, answer_region, clean_latex
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,

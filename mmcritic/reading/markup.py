@@ -148,6 +148,8 @@ _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 
 _EMPHASIS = str.maketrans("", "", "*`")
 
+# markdown bold: "**248** participants"
+BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 

@@ -1,0 +1,102 @@
+"""The final statement of a response: the answer it marks, or all of its answer text.
+
+This is what every reader reads first (`final_answer`): a box after the think block, an
+answer-box tag a model family registers, the `answer` of a JSON object, or the text after the
+last "the answer is" phrase of any language in the language data (`answer_phrases`), up to the
+end of its sentence, unless the response corrects itself after it. Two boxes offered as
+alternatives are stated as such ("A or B"), which every reader takes for a hedge.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mmcritic.reading.language import pattern
+from mmcritic.reading.markup import (
+    BOLD,
+    answer_region,
+    boxed_contents,
+    clean_latex,
+    family_boxes,
+    json_answer,
+    unclosed_think,
+    without_symbols,
+)
+from mmcritic.reading.statements import sentences, without_final_period
+from mmcritic.reading.structure import reading_of
+
+# what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
+_ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
+
+# two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
+_BOXES_OFFERED = re.compile(r"\\boxed\s*\{[^{}]*\}\s*(?:or|/|,)\s*\\boxed\s*\{")
+
+# a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
+_STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
+
+
+def final_answer(text: str) -> str:
+    """The part of a response that states the answer: `stated_answer`, else all of the answer
+    text; nothing when a think block is opened and never closed (cut off while thinking)."""
+    stated = stated_answer(text)
+    if stated is not None:
+        return stated
+    if unclosed_think(text):
+        return ""  # still thinking when cut off
+    region = answer_region(text)
+    # bold stays: in a free answer it marks the stated value (`answer_span`)
+    return clean_latex(region, keep_bold=True)
+
+
+def stated_answer(text: str) -> str | None:
+    """The answer a response marks as such; None when it marks none.
+
+    Two boxes offered as alternatives ("\\boxed{A} or \\boxed{B}") are stated as such ("A or
+    B"), which every reader takes for a hedge. Else the last box after the think block, read
+    as `mmcritic.rewards.answers.final_boxed` (and so `Answer.final_answer` of
+    `mmcritic.inference`) reads it; then a box in the answer text; then the `answer` of a JSON
+    object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
+    line."""
+    region = answer_region(text)
+    boxes = boxed_contents(region)
+    if _BOXES_OFFERED.search(region):
+        offered = dict.fromkeys(clean_latex(box) for box in boxes)
+        if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
+            return " or ".join(offered)
+    if boxes and not unclosed_think(text):  # `final_boxed` of the bounded answer text
+        return clean_latex(boxes[-1].strip())
+    tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
+    if tagged:
+        return clean_latex(tagged[-1])
+    if boxes:
+        return clean_latex(boxes[-1])
+    stated = json_answer(region)
+    if stated is not None:
+        return clean_latex(stated)
+    return _phrased_answer(region)
+
+
+def _phrased_answer(region: str) -> str | None:
+    """The text after the last "answer is" phrase that states something, up to the end of its
+    line and sentence; None when a self-correction follows it. The last correction is found
+    once, and each tail cut at its line's end before it is read, so a response of many empty
+    phrases ("The answer is\n" repeated) is read in linear time."""
+    corrections = [mark.start for mark in reading_of(region).marks("correction")]
+    for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
+        if corrections and corrections[-1] >= phrase.end():
+            return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
+        # the last phrase that states something ("The answer is 5. The answer is" cut off)
+        end = _STATED_END.search(region, phrase.end())
+        tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
+        tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
+        if tail.strip():
+            return _stated_tail(tail)
+    return None
+
+
+def _stated_tail(tail: str) -> str:
+    """A stated answer as written, without wrapping quotes or a final period; bold stays where
+    it marks part of it ("**248** participants"), not where it wraps all of it."""
+    text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
+    wrapped = BOLD.fullmatch(text.strip())
+    return (wrapped.group(1) if wrapped else text).strip()
