@@ -72,9 +72,9 @@ EXEMPT = {
     "carry a verdict marker (tests/test_guards_unicode.py)",
     "mmcritic.rewards.answers._SCORE": "pointwise scores, which no corpus holds",
     "mmcritic.rewards.answers._BOX": "the answer a critic is shown (as_judged), not a score",
-    "mmcritic.eval.answers._SPACE_RUN": "bounds reading time on long whitespace "
+    "mmcritic.reading.markup._SPACE_RUN": "bounds reading time on long whitespace "
     "(tests/test_bounded_reading.py)",
-    "mmcritic.eval.answers._FIRST_SPACE": "bounds reading time on long answers",
+    "mmcritic.reading.markup._FIRST_SPACE": "bounds reading time on long answers",
     "mmcritic.eval.scorers._UNVERIFIABLE": "keeps numbers math-verify cannot read in bounded "
     "time from it (tests/test_bounded_reading.py)",
     "mmcritic.eval.tasks.mmmu_val.task.IMAGE_TOKEN": "builds MMMU's prompt and image list",

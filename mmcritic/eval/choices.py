@@ -79,7 +79,7 @@ REJECTED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
-# runs as `answers.readable` shortens them)
+# runs as `markup.readable` shortens them)
 _REJECTION_REACH = 200
 # a second answer allowed beside the first: "could also be", "might also work", "or possibly"
 _ALSO_POSSIBLE = re.compile(

@@ -1,6 +1,6 @@
 """Rule-based per-sample scorers; each names the benchmark code it follows.
 
-A scorer takes the final answer (see `mmcritic.eval.answers.final_answer`) and the target and
+A scorer takes the final answer (see `mmcritic.reading.final.final_answer`) and the target and
 returns a score in [0, 1]. Aggregation over samples lives in `mmcritic.eval.metrics`.
 """
 

@@ -120,10 +120,10 @@ class Pair:
 class PolicyTask:
     """A benchmark the model answers as a policy.
 
-    `score` reads the final answer (see `answers.final_answer`). `scoring` states how answers
-    are scored; `judged_upstream` marks benchmarks whose reference harness uses an LLM judge,
-    where a judge passed to the runner replaces the rule-based score. `max_frames` bounds video
-    frames (the paper samples 32 for MMVU).
+    `score` reads the final answer (see `mmcritic.reading.final.final_answer`). `scoring`
+    states how answers are scored; `judged_upstream` marks benchmarks whose reference harness
+    uses an LLM judge, where a judge passed to the runner replaces the rule-based score.
+    `max_frames` bounds video frames (the paper samples 32 for MMVU).
     """
 
     name: str
