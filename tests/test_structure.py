@@ -3,10 +3,12 @@ its position, found once and asked for by every reader."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading.structure import MARKS, reading_of
+from mmcritic.reading.structure import CONCLUSION, MARKS, reading_of
 
 
 @pytest.mark.parametrize(
@@ -57,6 +59,16 @@ def test_a_text_is_cut_at_its_conclusions():
     parts = reading_of("48, 52 and 60 are shown, so the tallest is 60").parts("conclusion")
     assert parts == ["48, 52 and 60 are shown", "the tallest is 60"]
     assert reading_of("The tallest is 60").parts("conclusion") == ["The tallest is 60"]
+    text = "A is 3, so B is 4, therefore C is 7"
+    assert reading_of(text).parts("conclusion") == re.split(CONCLUSION, text)
+
+
+def test_overlapping_marks_cut_a_text_once():
+    # "either 5 or 6" is marked twice among the alternatives ("either ... or" and "5 or 6")
+    text = "It is either 5 or 6 apples"
+    marks = reading_of(text).marks("alternatives")
+    assert len(marks) == 2 and marks[1].start < marks[0].end
+    assert reading_of(text).parts("alternatives") == ["It is ", text[marks[0].end :]]
 
 
 def test_a_mark_looked_for_from_a_position_may_overlap_one_found_from_the_start():

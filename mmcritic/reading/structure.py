@@ -2,11 +2,11 @@
 
 After its format is read (`markup`), a response is marked in one place: each self-correction,
 turn away from an earlier reading, hedge, negation, conclusion, offer of alternatives and
-statement that it cannot tell, each with its position, and its candidate answer spans (yes/no
-words, numbers) with theirs. Readers ask a `Reading` ("what follows the last correction?",
-"is a value hedged after this one?", "which yes or no comes after the last turn?") instead of
-each compiling its own patterns for the same words. A reading marks a kind when it is first
-asked for, so a reader pays only for the kinds it uses.
+statement that it cannot tell, each with its position, and each yes or no it states. Readers
+ask a `Reading` ("what follows the last correction?", "is a value hedged after this one?",
+"which yes or no comes after the last turn?") instead of each compiling its own patterns for
+the same words. A reading marks a kind when it is first asked for, so a reader pays only for
+the kinds it uses.
 """
 
 from __future__ import annotations
@@ -124,9 +124,14 @@ class Reading:
 
     def parts(self, kind: str) -> list[str]:
         """The text cut at every mark of a kind ("48 and 60, so the tallest is 60" at its
-        conclusion: "48 and 60", "the tallest is 60")."""
-        bounds = [0, *(at for mark in self.marks(kind) for at in (mark.start, mark.end)), None]
-        return [self.text[start:end] for start, end in zip(bounds[::2], bounds[1::2], strict=True)]
+        conclusion: "48 and 60", "the tallest is 60"); a mark that overlaps the one before it
+        cuts nothing more."""
+        parts, start = [], 0
+        for mark in self.marks(kind):
+            if mark.start >= start:
+                parts.append(self.text[start : mark.start])
+                start = mark.end
+        return [*parts, self.text[start:]]
 
     def said(self, kind: str) -> set[str]:
         """What the marks of a kind say: {"yes", "no"} for an answer that states both."""
