@@ -93,3 +93,15 @@ def test_every_reading_rule_decides_a_line_of_the_scoring_corpus():
     idle = sorted(str(r.rule) for r in reports if not r.decides and str(r.rule) not in EXEMPT)
     assert idle == [], "rules that decide no corpus line: remove them or add the lines they decide"
     assert set(EXEMPT) <= {str(r.rule) for r in reports}, "an exempt rule is gone: drop it here"
+
+
+def test_every_reading_stage_is_audited_and_on_the_architecture_page():
+    # a stage added to mmcritic/reading/ without joining the audit would hold rules no test
+    # asks to earn their place, and one the page leaves out could not be found from it
+    folder = Path(__file__).parents[1] / "mmcritic" / "reading"
+    stages = sorted(path.stem for path in folder.glob("*.py") if path.stem != "__init__")
+    audited = {name.rsplit(".", 1)[1] for name in rule_audit.READING_MODULES}
+    assert [stage for stage in stages if stage not in audited | {"language"}] == []
+    page = (Path(__file__).parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `mmcritic/reading/`"))
+    assert [stage for stage in stages if f"`{stage}.py`" not in row] == []
