@@ -1,5 +1,5 @@
 """The structured reading: each correction, turn, hedge, negation and yes/no of a response with
-its position, found once and asked for by every reader."""
+its position, its patterns stated in one place and asked for by every reader."""
 
 from __future__ import annotations
 
@@ -81,14 +81,18 @@ def test_a_mark_looked_for_from_a_position_may_overlap_one_found_from_the_start(
     assert [mark.text for mark in reading.marks("hedged_value", after_might)] == ["could be 4"]
 
 
-def test_every_kind_names_patterns_the_module_holds_by_name():
-    # the rule audit switches a pattern off by its module-level name
+def test_every_kind_names_patterns_the_module_holds_by_name(monkeypatch):
+    # the rule audit switches a pattern off by its module-level name: a reading must look each
+    # pattern up by that name, not keep the object it was first given
     import mmcritic.reading.structure as structure
 
     for kind, names in MARKS.items():
         assert names, kind
         for name in names:
             assert hasattr(getattr(structure, name), "finditer"), (kind, name)
+    assert reading_of("It is not red.").has("negation")
+    monkeypatch.setattr(structure, "NEGATION", re.compile("(?!)"))
+    assert not reading_of("It is not red.").has("negation")
 
 
 @pytest.mark.parametrize(
@@ -103,3 +107,13 @@ def test_every_kind_names_patterns_the_module_holds_by_name():
 )
 def test_the_yes_no_reader_reads_through_the_structure(answer, read):
     assert yes_no(answer) == read
+
+
+def test_the_yes_no_reader_settles_on_the_turn_the_reading_marks(monkeypatch):
+    import mmcritic.reading.structure as structure
+
+    turned = "Yes, in reality it looks larger, but in the chart, no."
+    assert yes_no(turned) == "no"
+    # with no turn marked, the opening yes decides
+    monkeypatch.setattr(structure, "YES_NO_TURN", re.compile("(?!)"))
+    assert yes_no(turned) == "yes"

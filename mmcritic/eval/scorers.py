@@ -284,9 +284,8 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
     concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
     key = f" {concluded if holds_digit(concluded) else key} "
-    if reading_of(key).has("alternatives") or reading_of(_sentence_at(prediction, key.strip())).has(
-        "alternatives"
-    ):
+    sentence = _sentence_at(prediction, key.strip())
+    if reading_of(key).has("alternatives") or reading_of(sentence).has("alternatives"):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
     numbers = {
