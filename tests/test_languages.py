@@ -70,6 +70,7 @@ ITALIAN = {
     "unclear_openings": [r"non\s+(?:lo\s+)?so\b"],
     "corrections": [r"\banzi\b"],
     "yes_openings": [r"sì\b"],
+    "ordinals": [r"\bprim[oa]\b", r"\bsecond[oa]\b", r"\bterz[oa]\b", r"\bquart[oa]\b"],
 }
 READ_IN_ITALIAN = """
 import json, sys
@@ -80,11 +81,14 @@ language.LANGUAGES = tuple(sorted(language._all()))
 from mmcritic.reading.final import final_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.rewards.parsing import parse_judgement
+from mmcritic.eval.choices import choice_letter
+images = ["The first image", "The second image", "The third image", "The fourth image"]
 print(json.dumps([
     final_answer("Guardando il grafico, la risposta corretta è: B"),
     parse_judgement("La risposta due è la migliore.").choice,
     yes_no("Non lo so, l'immagine è troppo scura."),
     yes_no("No, è arancione. Anzi, sì: è rosso."),
+    choice_letter("La quarta immagine è la più realistica.", list("ABCD"), images),
 ]))
 """
 
@@ -96,51 +100,63 @@ def test_a_language_added_as_data_alone_is_read_by_every_stage() -> None:
         text=True,
         check=True,
     )
-    assert json.loads(done.stdout) == ["B", "2", "unclear", "yes"]
+    assert json.loads(done.stdout) == ["B", "2", "unclear", "yes", "D"]
 
 
 # What an answer in each shipped language says, read through its data file (English's readers
-# have corpora of their own): (language, reader, answer, reading)
+# have corpora of their own): (language, reader, answer, reading); an ordinal picks one of
+# BLINK-style options that differ only by it
+ORDINAL_OPTIONS = ["The first image", "The second image", "The third image", "The fourth image"]
 READ_PER_LANGUAGE = [
     ("de", "final", "Die richtige Antwort ist: B", "B"),
     ("de", "verdict", "Antwort 2 ist besser.", "2"),
     ("de", "yes_no", "Ja, das Auto ist rot.", "yes"),
     ("de", "yes_no", "Nein, das Auto ist blau.", "no"),
+    ("de", "ordinal", "Das vierte Bild ist am ehesten ein echtes Foto.", "D"),
     ("es", "final", "La respuesta correcta es: B", "B"),
     ("es", "verdict", "La respuesta 1 es mejor.", "1"),
     ("es", "yes_no", "Sí, el coche es rojo.", "yes"),
+    ("es", "ordinal", "La segunda imagen parece una foto real.", "B"),
     ("fr", "final", "La réponse correcte est : B", "B"),
     ("fr", "verdict", "La réponse 2 est meilleure.", "2"),
     ("fr", "yes_no", "Oui, la voiture est rouge.", "yes"),
     ("fr", "yes_no", "Non, la voiture est bleue.", "no"),
+    ("fr", "ordinal", "La troisième image est la plus réaliste.", "C"),
     ("ja", "final", "答えは B です", "B"),
     ("ja", "verdict", "回答1の方が優れています。", "1"),
     ("ja", "yes_no", "はい、車は赤です。", "yes"),
     ("ja", "yes_no", "いいえ、車は青です。", "no"),
+    ("ja", "ordinal", "2枚目の画像が本物の写真だと思います。", "B"),
     ("ko", "final", "정답은 B입니다", "B"),
     ("ko", "verdict", "답변 2가 더 낫습니다.", "2"),
     ("ko", "yes_no", "네, 차는 빨간색입니다.", "yes"),
     ("ko", "yes_no", "아니요, 차는 파란색입니다.", "no"),
+    ("ko", "ordinal", "세 번째 이미지가 실제 사진입니다.", "C"),
     ("pt", "final", "Olhando o gráfico, a resposta correta é: C", "C"),
     ("pt", "verdict", "A resposta dois é a melhor.", "2"),
     ("pt", "yes_no", "Sim, o carro é vermelho.", "yes"),
     ("pt", "yes_no", "Não, o carro é azul.", "no"),
     ("pt", "yes_no", "Não sei, a imagem está escura.", "unclear"),
+    ("pt", "ordinal", "A primeira imagem é a mais realista.", "A"),
     ("zh", "final", "所以答案是B。", "B"),
     ("zh", "verdict", "我更倾向于第二个回答。", "2"),
     ("zh", "yes_no", "是的，车是红色的。", "yes"),
     ("zh", "yes_no", "不是，车是蓝色的。", "no"),
     ("zh", "yes_no", "无法确定图中的颜色。", "unclear"),
+    ("zh", "ordinal", "第四张图片最有可能是真实照片。", "D"),
 ]
 
 
 def _reading(reader: str, answer: str) -> str | None:
+    from mmcritic.eval.choices import choice_letter
     from mmcritic.eval.yes_no import yes_no
     from mmcritic.reading.final import final_answer
     from mmcritic.rewards.parsing import parse_judgement
 
     if reader == "final":
         return final_answer(answer)
+    if reader == "ordinal":
+        return choice_letter(answer, list("ABCD"), ORDINAL_OPTIONS)
     return parse_judgement(answer).choice if reader == "verdict" else yes_no(answer)
 
 

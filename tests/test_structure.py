@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from mmcritic.eval.choices import choice_letter
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.structure import CONCLUSION, MARKS, reading_of
 
@@ -47,6 +48,21 @@ def test_each_mark_carries_its_position_and_what_it_says():
     assert reading.said("yes_no") == {"yes", "no"}
     assert reading.after_last("correction") == ", measuring it, no: they are the same height."
     assert reading.first("yes_no", correction.end).says == "no"
+
+
+def test_an_ordinal_in_any_language_says_its_place():
+    assert reading_of("The fourth image, not the Second").said("ordinal") == {"o4", "o2"}
+    assert reading_of("第四张图片").said("ordinal") == {"o4"}
+    assert reading_of("두 번째 이미지").said("ordinal") == {"o2"}
+    assert not reading_of("The firstborn came fifteenth").has("ordinal")
+
+
+def test_an_ordinal_picks_an_option_only_where_the_options_differ_by_it_alone():
+    images = ["The first image", "The second image", "The third image", "The fourth image"]
+    assert choice_letter("第三张图片是真的。", list("ABCD"), images) == "C"
+    intervals = ["Major third", "Perfect fourth", "Perfect fifth", "Octave"]
+    assert choice_letter("Perfect fifth or octave", list("ABCD"), intervals) is None
+    assert choice_letter("我觉得是第三个音程。", list("ABCD"), intervals) is None
 
 
 def test_the_text_after_the_last_correction_is_none_without_one():

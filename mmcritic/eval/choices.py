@@ -102,9 +102,6 @@ _CONTRASTED_AFTER = re.compile(
     r"(?:is|are)\s+(?:wrong|incorrect|false|eliminated|ruled\s+out|not\s+(?:correct|right)))\b",
     re.IGNORECASE,
 )
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
-_CJK_ORDINALS = dict(zip("一二三四五六七八", _ORDINALS, strict=True))
-_CJK_ORDINAL = re.compile(r"第([一二三四五六七八])")
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 # a conclusion that no option is right: "so neither is clearly better", "none of them fits"
 _NONE_FITS = re.compile(
@@ -307,14 +304,17 @@ def _undecided(
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """For options that differ by an ordinal ("the first image", ..., "the fourth image"), the
-    one a Chinese answer names by its ordinal ("第四张图片最有可能是真实照片")."""
-    said = {_CJK_ORDINALS[m.group(1)] for m in _CJK_ORDINAL.finditer(core)}
-    if len(said) != 1:
-        return None
-    ordinal = said.pop()
+    """For options that differ only by an ordinal ("the first image", ..., "the fourth image"),
+    the one an answer names by its ordinal in any language ("第四张图片最有可能是真实照片")."""
+    said = reading_of(core).said("ordinal")
+    places = [reading_of(option_words(str(option))).parts("ordinal") for option in options]
+    if len(said) != 1 or len({tuple(parts) for parts in places}) != 1 or len(places[0]) != 2:
+        return None  # "Perfect fifth or octave": the ordinal is part of an option's name
+    place = said.pop()
     named = [
-        x for x, o in zip(letters, options, strict=False) if ordinal in option_words(o).split()
+        x
+        for x, option in zip(letters, options, strict=False)
+        if reading_of(option_words(str(option))).said("ordinal") == {place}
     ]
     return Choice(named[0], "ordinal") if len(named) == 1 else None
 

@@ -27,6 +27,7 @@ KINDS = {
     "verdict_revisions": "pattern: a critic taking back a verdict ('I retract')",
     "hedges": "pattern: a second reading offered after the first ('or possibly')",
     "negations": "pattern: a negated statement ('not', 'never')",
+    "ordinals": "pattern: the ordinals in order, first to eighth ('first', '第一'), one each",
     "yes_openings": "pattern: yes opening an answer ('oui', '是'); English's has its own reader",
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
@@ -90,6 +91,16 @@ def pattern(kind: str, *codes: str) -> str:
     has the kind."""
     fragments = words(kind, *codes)
     return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
+
+
+def ordinals(*codes: str) -> list[str]:
+    """Each ordinal place in order (first, second, ...) as one pattern of its forms in the given
+    languages (all of them when none is given)."""
+    places: dict[int, list[str]] = {}
+    for code in codes or LANGUAGES:
+        for place, fragment in enumerate(phrases(code, "ordinals")):
+            places.setdefault(place, []).append(fragment)
+    return [f"(?:{'|'.join(forms)})" for _, forms in sorted(places.items())]
 
 
 def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, int]:

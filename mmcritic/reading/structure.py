@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mmcritic.reading.language import pattern
+from mmcritic.reading.language import ordinals, pattern
 
 # A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
 # "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
@@ -53,6 +53,12 @@ _QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^�
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
 YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
 
+# an ordinal in any language ("fourth", "第四"), says its place ("o4")
+ORDINAL = re.compile(
+    "|".join(f"(?P<o{place}>{forms})" for place, forms in enumerate(ordinals(), start=1)) or "(?!)",
+    re.IGNORECASE,
+)
+
 # Each kind a reading marks, as the names of the patterns any of which marks it (looked up by
 # name when a reading is made, so that `mmcritic_dev.rule_audit` can switch each one off).
 MARKS: dict[str, tuple[str, ...]] = {
@@ -75,6 +81,7 @@ MARKS: dict[str, tuple[str, ...]] = {
     # since a document's answer may be one ("1985-1990")
     "two_readings": ("_EITHER_OR", "_QUOTED_OR"),
     "yes_no": ("YES_NO",),
+    "ordinal": ("ORDINAL",),
 }
 
 
@@ -86,7 +93,8 @@ class Mark:
     start: int
     end: int
     text: str
-    # the named group that matched ("yes" or "no" for a yes/no word), else the kind
+    # the named group that matched ("yes" or "no" for a yes/no word, "o4" for "fourth"), else
+    # the kind
     says: str
 
 
