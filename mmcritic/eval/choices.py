@@ -24,6 +24,7 @@ from mmcritic.eval.answers import (
     plain_words,
 )
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading import language
 from mmcritic.reading.markup import fold, plain_math, without_html
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
@@ -59,11 +60,14 @@ def _letter_mention(letter: str) -> re.Pattern[str]:
     return re.compile(_LETTER_MENTION_FORM.format(re.escape(letter)))
 
 
-# between an option's text and a later letter: a turn, a commitment or a conclusion makes the
-# letter the pick ("might suggest watercolor, but ... I'll go with B", "... So it is (B).")
+# a turn, a commitment or a conclusion: between an option's text and a later letter it makes
+# the letter the pick ("might suggest watercolor, but ... I'll go with B", "... So it is (B)."),
+# and after a first sentence it takes the pick away from that sentence's main clause
 _TURN_OR_COMMITMENT = re.compile(
-    r"\b(?:but|however|although|though|yet|instead|rather|go\s+with|answer|choose|pick|select|"
-    r"option|choice|so|therefore|thus|hence)\b",
+    "|".join(
+        language.pattern(kind)
+        for kind in ("turns", "concessions", "commitments", "option_nouns", "conclusions")
+    ),
     re.IGNORECASE,
 )
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
@@ -112,11 +116,6 @@ _NONE_FITS = re.compile(
 # an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(
     r",?\s+\b(?:because|since|as\s+it|as\s+they|then|with\s+(?:a|an|the))\b", re.IGNORECASE
-)
-_TURN_OR_CONCLUSION = re.compile(
-    r"\b(?:but|however|although|though|yet|instead|so|therefore|thus|hence|answer|option|"
-    r"choice|corresponds?)\b",
-    re.IGNORECASE,
 )
 # reasoning broken off at the subject of its next sentence: "... a dark background. The second
 # image"
@@ -468,7 +467,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     parts = sentences(core)
     if (
         not parts
-        or _TURN_OR_CONCLUSION.search(core)
+        or _TURN_OR_COMMITMENT.search(core)
         or reading_of(core).has("correction")
         or reading_of(parts[0]).has("negation")
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick

@@ -19,7 +19,7 @@ _APOLOGY = re.compile(rf"^{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?")
 _QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 # (up to the next conclusion word: whether one is negated reads the same, and a run of them is
 # not scanned to its end from each)
-_CONCLUDING = r"\b(?:so|therefore|thus|hence)\b"
+_CONCLUDING = pattern("conclusions")
 _NEGATED_CONCLUSION = re.compile(
     rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?"
     r"\b(?:not|isn't|aren't|wasn't|weren't|doesn't|didn't)\b"

@@ -16,7 +16,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from mmcritic.reading.language import words
+from mmcritic.reading.language import pattern, words
 from mmcritic.reading.structure import reading_of
 
 # A clause that adds context after the main one: "; the fax is ...", ", rising to 26.5% ...",
@@ -67,9 +67,7 @@ _CHART_PART = re.compile(
     re.IGNORECASE,
 )
 # a sentence that opens by concluding: "Therefore ...", "So ...", "In conclusion, ..."
-_CONCLUDES = re.compile(
-    r"\s*(?:so|therefore|thus|hence|in\s+conclusion|in\s+summary|finally|overall)\b", re.I
-)
+_CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(words("stop_words"))

@@ -21,9 +21,10 @@ from mmcritic.reading.language import ordinals, pattern
 _CORRECTIONS = pattern("corrections")
 CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
 # a turn away from an earlier reading: what follows it is what the answer settles on
-TURN = re.compile(rf"(?:,|;|\.)?\s*(?:\b(?:but|however)\b|{_CORRECTIONS})", re.IGNORECASE)
+TURNS = pattern("turns")
+TURN = re.compile(rf"(?:,|;|\.)?\s*(?:{TURNS}|{_CORRECTIONS})", re.IGNORECASE)
 # a turn as a yes/no answer makes it ("Yes, in reality ..., but in the chart, no")
-YES_NO_TURN = re.compile(r"\b(?:but|however|in\s+reality|in\s+fact)\b")
+YES_NO_TURN = re.compile(TURNS)
 # a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
 # "quickly, though it might also be quietly"
 HEDGES = pattern("hedges")
@@ -35,7 +36,8 @@ HEDGED_VALUE = re.compile(
 NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
 # a stated inability to tell ("I can't tell", "there is not enough information")
 CANNOT_TELL = re.compile(pattern("cannot_tell"))
-CONCLUSION = re.compile(r",?\s+\b(?:so|therefore|thus|hence)\b,?\s+", re.IGNORECASE)
+CONCLUSIONS = pattern("conclusions")
+CONCLUSION = re.compile(rf",?\s+{CONCLUSIONS},?\s+", re.IGNORECASE)
 # two answers rather than one: a range ("5–7 years", "2019–2020"), "between 5 and 7",
 # "either DENTIST or DENTAL", "both 3 and 4", "it could be a bar or a spit", and two values
 # joined by "or" ("65° or 115°", "$5 or $6", "3 or 4 cars"; not a restatement after a comma,

@@ -302,8 +302,8 @@ _FINAL_GROUPS = ("a", "b", "h")
 _REVISION_WORDS = pattern("verdict_revisions")
 _REVISION = re.compile(r"\b" + _REVISION_WORDS + r"\b", re.IGNORECASE)
 _SETTLES = re.compile(
-    r"\b(?:" + _REVISION_WORDS + r"|however|but|overall|in\s+conclusion|ultimately|finally|"
-    r"on\s+balance|therefore|thus|so|hence|all\s+in\s+all|in\s+the\s+end)\b",
+    rf"\b{_REVISION_WORDS}\b|"
+    + "|".join(pattern(kind) for kind in ("turns", "conclusions", "summaries")),
     re.IGNORECASE,
 )
 _LOSER = ("l", "n")  # groups that name the worse response
