@@ -33,6 +33,7 @@ from mmcritic.reading.statements import (
     main_clause,
     sentences,
     stating_clause,
+    topic_words,
 )
 from mmcritic.reading.structure import reading_of
 
@@ -87,7 +88,8 @@ TENS = tens_words("en")
 _UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
 _NUMBER_WORD = re.compile(
     rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
-    rf"|(?P<word>{'|'.join(NUMBER_WORDS)}))\b",
+    rf"|(?P<word>{'|'.join(NUMBER_WORDS)}))\b"
+    r"(?!-[^\W\d_])",  # not the first part of a compound word: "three-digit", "one-way"
     re.IGNORECASE,
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
@@ -123,7 +125,8 @@ _TOTAL = re.compile(
 # conjunction or preposition ("5, and then", "moving at"), or a dash or comma after a label
 _DANGLING = re.compile(
     r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|on|with|for|"
-    r"from|by|that|which|because|(?<![\d.]\s)in)\s*$|[=:,–—]\s*$|\s-\s*$",  # "12 in": inches
+    # "12 in" is inches; an operator after a space is a sum left open ("20 × 4 /"), not "C++"
+    r"from|by|that|which|because|(?<![\d.]\s)in)\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$",
     re.I,
 )
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
@@ -281,9 +284,23 @@ def stated_count(text: str, question: str | None) -> str | None:
     # the last count in the last sentence stating a number ("5 objects would remain if ..., so
     # 4 objects are left"), unless the sentence then sums up ("..., so 5 in total")
     total = _TOTAL.search(numbered[-1], found[-1].end())
-    count_text = total.group(1) if total else found[-1].group(1)
+    subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
+    count_text = (total or subset or found[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
+
+
+def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | None:
+    """A part of the things counted that the sentence goes on to count, when that part is what
+    the question asks about: "There are 6 bars, and 2 of them are below 6" for "How many bars
+    are below 6?", not "110 calories per serving, and 45 of them come from fat" for "How many
+    calories are there per serving?"."""
+    subset = _OF_THEM.search(sentence, after)
+    if subset is None:
+        return None
+    asked = topic_words(question)
+    restated = len(asked & topic_words(sentence[subset.start() :]))
+    return subset if restated > len(asked & topic_words(sentence[: subset.start()])) else None
 
 
 def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:

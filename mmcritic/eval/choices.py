@@ -452,13 +452,18 @@ def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]
 def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether what the answer settles on offers alternatives in a sentence that names an
     option ("either a half-wave or a full-wave rectifier"); a turn away from a first reading
-    leaves only the part after it, and a range in the reasoning ("the hour hand is between 9
-    and 10") offers nothing."""
-    return any(
-        reading_of(sentence).has("alternatives")
-        and _mentions(sentence, letters, _option_text_hits(sentence, letters, options))
-        for sentence in sentences(settled_part(core))
-    )
+    leaves only the part after it, and neither a range in the reasoning ("the hour hand is
+    between 9 and 10") nor one that is an option's own text ("3–2") offers anything."""
+    for sentence in sentences(settled_part(core)):
+        hits = _option_text_hits(sentence, letters, options)
+        offered = [
+            mark
+            for mark in reading_of(sentence).marks("alternatives")
+            if not any(start <= mark.start and mark.end <= end for _, start, end in hits)
+        ]
+        if offered and _mentions(sentence, letters, hits):
+            return True
+    return False
 
 
 def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:

@@ -49,10 +49,13 @@ _WORD_ABBREVIATION = re.compile(
 )
 # initials that end an answer with their own period: "Washington, D.C.", "U.S.A."
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")
-# An aside of several words in parentheses: "(the main line, 202-862-4510, is printed above)";
-# not one that offers another answer ("3.1 (or 3.7 if ...)"), which is a hedge, not context.
+# An aside of several words in parentheses, which may hold a bracket of its own: "(the main
+# line, 202-862-4510, is printed above)", "(the vertex itself is (2, −1))"; not one that offers
+# another answer ("3.1 (or 3.7 if ...)"), which is a hedge, not context.
 LONG_ASIDE = re.compile(
-    r"\s*(?<!\\)\((?!\s*(?:or|maybe|possibly|perhaps)\b)(?=[^()]*\s[^()]*\s)[^()]{8,}\)", re.I
+    r"\s*(?<!\\)\((?!\s*(?:or|maybe|possibly|perhaps)\b)(?=[^()]*\s[^()]*\s)"
+    r"(?:[^()]|\([^()]*\)){8,}\)",
+    re.I,
 )
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SUBJECT_VERB = re.compile(

@@ -260,10 +260,13 @@ _PHRASED_VERDICTS = re.compile(
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
     r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
     r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
+    # "Final answer: Response 2": a final answer that names a response, not a value
+    r"|final\s+answer\s*(?:is)?\s*[:：]?[\s*]*(?:the\s+)?" + _WHO + r"\[*(?P<k>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
     r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:clearly|slightly|overall|much|actually|"
-    r"indeed|definitely|still|also|certainly|significantly|somewhat|far|the)\s+)*"
+    r"indeed|definitely|still|also|certainly|significantly|somewhat|far|therefore|thus|hence|the)"
+    r"\s+)*"
     r"(?:the\s+)?" + _BETTER + r"|wins\b|better\s+(?:addresses|answers|matches|describes|"
     r"reflects|captures|follows))"
     r"|\bthe\s+(?P<o>former|latter)\s+(?:is\s+[\w\s,]{0,40}?\b" + _BETTER + r"\b)"
@@ -295,7 +298,7 @@ _PHRASED_VERDICTS = re.compile(
     re.IGNORECASE,
 )
 # Verdicts the critic marks as its overall or final one: they settle what came before them.
-_FINAL_GROUPS = ("a", "b", "h")
+_FINAL_GROUPS = ("a", "b", "h", "k")
 # Between two different stated verdicts, a word that settles on the later one; without one the
 # answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
 # A critic taking back what it said before: "wait", "on closer inspection", "I retract".
@@ -326,6 +329,9 @@ _UNDECIDED = re.compile(
     r"(?:about|roughly|essentially|basically|more\s+or\s+less)\s+(?:the\s+same|equal|even)"
     r"(?=\s*(?:[,.;!]|$|overall|in\s+quality))|"
     r"\b(?:i'm|i\s+am)\s+(?:not\s+sure|unsure|uncertain)\b|"
+    # "so neither is really better than the other"
+    r"\bneither\s+(?:one\s+|answer\s+|response\s+)?is\s+(?:really\s+|clearly\s+|truly\s+)?"
+    r"(?:better|superior|preferable)\b|"
     r"\beither\s+(?:one\s+|answer\s+|response\s+)?(?:could|can|might|may)\s+(?:\w+\s+)?be\s+(?:preferred|chosen|"
     r"better|considered\s+better)|\b(?:which\s+(?:one\s+)?is\s+better|the\s+(?:choice|better\s+"
     r"(?:one|answer|response)))\s+depends\b|"

@@ -32,8 +32,9 @@ def score(answer: str, problem: Problem) -> Scored:
         value = options[ord(target) - ord("A")] if len(target) == 1 and target.isupper() else ""
         if opens_with_letter(answer, letters):  # "C. 7" with 7 option D names no option
             return Scored(letter or answer, float(letter == target))
-        right = letter == target or (bool(value) and math_equal(answer, value, problem.question))
-        return Scored(letter or answer, float(right))
+        if letter is not None:  # "14, which corresponds to option D" with 14 option C: D
+            return Scored(letter, float(letter == target))
+        return Scored(answer, float(bool(value) and math_equal(answer, value, problem.question)))
     return Scored(answer, float(math_equal(answer, target, problem.question)))
 
 
