@@ -113,15 +113,21 @@ READ_PER_LANGUAGE = [
     ("de", "yes_no", "Ja, das Auto ist rot.", "yes"),
     ("de", "yes_no", "Nein, das Auto ist blau.", "no"),
     ("de", "ordinal", "Das vierte Bild ist am ehesten ein echtes Foto.", "D"),
+    ("de", "verdict", "Insgesamt ist Antwort 2 besser.", "2"),
+    ("de", "text", "Der Absender ist Dr. Hans Müller.", "Dr. Hans Müller"),
     ("es", "final", "La respuesta correcta es: B", "B"),
     ("es", "verdict", "La respuesta 1 es mejor.", "1"),
     ("es", "yes_no", "Sí, el coche es rojo.", "yes"),
     ("es", "ordinal", "La segunda imagen parece una foto real.", "B"),
+    ("es", "verdict", "La respuesta 2 es claramente mejor.", "2"),
+    ("es", "text", "El país con el valor más bajo es Chile.", "Chile"),
     ("fr", "final", "La réponse correcte est : B", "B"),
     ("fr", "verdict", "La réponse 2 est meilleure.", "2"),
     ("fr", "yes_no", "Oui, la voiture est rouge.", "yes"),
     ("fr", "yes_no", "Non, la voiture est bleue.", "no"),
     ("fr", "ordinal", "La troisième image est la plus réaliste.", "C"),
+    ("fr", "verdict", "La réponse 1 est donc meilleure.", "1"),
+    ("fr", "text", "L'expéditeur est Marie Dupont.", "Marie Dupont"),
     ("ja", "final", "答えは B です", "B"),
     ("ja", "verdict", "回答1の方が優れています。", "1"),
     ("ja", "yes_no", "はい、車は赤です。", "yes"),
@@ -132,12 +138,15 @@ READ_PER_LANGUAGE = [
     ("ko", "yes_no", "네, 차는 빨간색입니다.", "yes"),
     ("ko", "yes_no", "아니요, 차는 파란색입니다.", "no"),
     ("ko", "ordinal", "세 번째 이미지가 실제 사진입니다.", "C"),
+    ("ko", "verdict", "따라서 응답 1이 더 우수합니다.", "1"),
     ("pt", "final", "Olhando o gráfico, a resposta correta é: C", "C"),
     ("pt", "verdict", "A resposta dois é a melhor.", "2"),
     ("pt", "yes_no", "Sim, o carro é vermelho.", "yes"),
     ("pt", "yes_no", "Não, o carro é azul.", "no"),
     ("pt", "yes_no", "Não sei, a imagem está escura.", "unclear"),
     ("pt", "ordinal", "A primeira imagem é a mais realista.", "A"),
+    ("pt", "verdict", "A resposta 1 é portanto melhor.", "1"),
+    ("pt", "text", "O remetente é João Silva.", "João Silva"),
     ("zh", "final", "所以答案是B。", "B"),
     ("zh", "verdict", "我更倾向于第二个回答。", "2"),
     ("zh", "yes_no", "是的，车是红色的。", "yes"),
@@ -149,6 +158,7 @@ READ_PER_LANGUAGE = [
 
 def _reading(reader: str, answer: str) -> str | None:
     from mmcritic.eval.choices import choice_letter
+    from mmcritic.eval.text_answers import text_answer
     from mmcritic.eval.yes_no import yes_no
     from mmcritic.reading.final import final_answer
     from mmcritic.rewards.parsing import parse_judgement
@@ -157,6 +167,8 @@ def _reading(reader: str, answer: str) -> str | None:
         return final_answer(answer)
     if reader == "ordinal":
         return choice_letter(answer, list("ABCD"), ORDINAL_OPTIONS)
+    if reader == "text":
+        return text_answer(answer)
     return parse_judgement(answer).choice if reader == "verdict" else yes_no(answer)
 
 

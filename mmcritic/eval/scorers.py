@@ -43,7 +43,7 @@ from mmcritic.reading.statements import (
     settled_part,
     states_reading,
     subject_answer,
-    without_chart_part,
+    subject_core,
 )
 from mmcritic.reading.structure import HEDGES, reading_of
 
@@ -108,6 +108,11 @@ _TWO_READINGS = re.compile(
 )
 # bare values on lines of their own and nothing else
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
+# a value told beside a text answer: "Q3 with 21", "Norway at about 45%"
+_VALUE_BESIDE = re.compile(
+    r"\s+(?:with|at)\s+(?:about\s+|around\s+|approximately\s+|nearly\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
+    re.IGNORECASE,
+)
 _CLAUSE_END = re.compile(r"[.;!?\n]")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
@@ -163,10 +168,11 @@ def relaxed_match(
         wanted = plain_words(target)
         stated = (text_answer(prediction, question), span, prediction)
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
-        colour = without_chart_part(subject) if subject else None  # "The orange segments ..."
+        core = subject_core(subject, question) if subject else None  # "The orange segments"
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
+        valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
         # "The sector with the highest growth is Technology (+18%)."
-        candidates = (*stated, subject, colour, bare, text_answer(bare, question))
+        candidates = (*stated, subject, core, bare, text_answer(bare, question), valued)
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"

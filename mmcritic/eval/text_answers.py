@@ -11,6 +11,7 @@ import re
 
 from mmcritic.eval.answers import LATEX_INLINE, SCALES, is_cut_off, stated_count
 from mmcritic.reading.final import stated_answer
+from mmcritic.reading.language import words
 from mmcritic.reading.markup import BOLD, answer_region, clean_latex
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
@@ -26,9 +27,12 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import reading_of
 
+# what a sentence's answer follows: a copula in any language ("is", "est", "ist"), or one of
+# the English words that close a restated question
 _TEXT_KEY_PHRASES = (
-    " is ", " was ", " are ", " were ", " to ", " by ", " dated ", " of ", " in ", " on ", " at ",
-    " from ", " reads ", " says ", " shows ", " states ", " be ",
+    *(f" {copula} " for copula in words("copulas")),
+    " to ", " by ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ",
+    " shows ", " states ",
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top right
 # is 8/15/80", "(The signature) at the bottom appears to be ..."
@@ -41,8 +45,11 @@ _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
+_COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
+# a verb that makes a sentence of a phrase: a copula in any language, or an English verb
 _SENTENCE_VERB = re.compile(
-    r" (?:is|was|are|were|be|been|will|would|can|could|should|may|reads?|says?|shows?|states?|"
+    rf" (?:{_COPULAS}|"
+    r"been|will|would|can|could|should|may|reads?|says?|shows?|states?|"
     r"lists?|mentions?|contains?|has|have|had|gives?|indicates?|addressed|written|signed|dated|"
     r"sent|called|named|titled|labell?ed|held|located|moved|scheduled|issued|published|prepared|"
     r"received|approved|printed|shown|reported|accounts?|appears?|costs?|equals?|totals?|"
@@ -61,6 +68,7 @@ _RESTATING_FUNCTION_WORDS = frozenset({
     "represented", "depicted", "marked", "coloured", "colored", "located", "situated", "based",
 })  # fmt: skip
 _ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b", re.IGNORECASE)
+_ASKS_DATE = re.compile(r"\b(?:date|when)\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
@@ -88,7 +96,7 @@ _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 # standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
-    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b)?(?![\w]|-\w)"
+    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b)?(?![\w]|-\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
@@ -202,6 +210,9 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     if _is_bare(clause):
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written
+        restated = _value_restating(clause, question)
+        if restated is not None:
+            return restated  # "64% of respondents agreed" for "What percentage ... agreed?"
         return _trimmed(_without_asked_words(clause, question))  # "Summary of Results"
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
@@ -321,18 +332,35 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
 
 
 def _answering_sentence(lines: list[str], question: str) -> str:
-    """The sentence that states the answer: of several, the one restating the question; else
-    the first line."""
+    """The sentence that states the answer: of several, one holding the kind of value the
+    question asks for (a date for "What is the date ...?": not "The letter is 2 pages long;
+    it is dated August 8, 1979."), then the one restating the question; else the first line."""
     candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
     if len(candidates) > 1 and _is_bare(candidates[0]) and len(candidates[0].split()) <= 4:
         return candidates[0]  # "18-29. Younger adults are much more likely ...": said first
     if len(candidates) > 1 and question:
+        asks_date = _ASKS_DATE.search(question) is not None
         chosen = stating_clause(
-            "\n".join(candidates), question, lambda _: True, lambda _: 0, whole_sentences=True
+            "\n".join(candidates),
+            question,
+            lambda _: True,
+            lambda sentence: int(asks_date and _DATE.search(sentence) is not None),
+            whole_sentences=True,
         )
         if chosen is not None:
             return chosen
     return lines[0]
+
+
+def _value_restating(phrase: str, question: str) -> str | None:
+    """The one number of a sentence whose other words restate the question ("64% of respondents
+    agreed" for "What percentage of respondents agreed?"): more than three words, as in
+    `_clause_tail`; a shorter phrase ("5 pages", "$7.95 per carton") is an answer as written."""
+    numbers = _NUMBER_TOKEN.findall(phrase)
+    rest = content_words(_NUMBER_TOKEN.sub(" ", phrase))
+    if len(numbers) != 1 or len(phrase.split()) <= 3 or not rest:
+        return None
+    return numbers[0] if rest <= content_words(question) else None
 
 
 def _without_asked_words(phrase: str, question: str) -> str:

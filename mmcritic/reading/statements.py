@@ -69,6 +69,8 @@ _CHART_PART = re.compile(
     r"wedges?|one|ones)$",
     re.IGNORECASE,
 )
+# a quantifier after what it counts: "2012 and 2016 both have ...", "the red bars all ..."
+_FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a sentence that opens by concluding: "Therefore ...", "So ...", "In conclusion, ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
@@ -230,9 +232,15 @@ def _asked_verb(clause: str, question: str) -> re.Match[str] | None:
     return None
 
 
-def without_chart_part(subject: str) -> str:
-    """A subject less the chart part it names: "orange segments" is the colour "orange"."""
-    return _CHART_PART.sub("", subject.strip())
+def subject_core(subject: str, question: str) -> str:
+    """A subject less what it says beside the answer: the chart part it names ("orange
+    segments" is the colour "orange"), the question's words after the answer ("18-29 age
+    group" for "Which age group ...?") and a quantifier after it ("2012 and 2016 both")."""
+    words = _FLOATING_QUANTIFIER.sub("", _CHART_PART.sub("", subject.strip())).split()
+    asked = content_words(question)
+    while len(words) > 1 and words[-1].lower() in asked:
+        words.pop()
+    return " ".join(words)
 
 
 def topic_words(text: str) -> set[str]:
