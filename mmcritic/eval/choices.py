@@ -153,38 +153,15 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
 
 
 def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> Choice:
-    """The option an answer picks, and how it was read.
+    """The option an answer picks, and how it was read (`Choice.how`).
 
-    After folding fullwidth forms, reading inline LaTeX as Unicode (`2\\sqrt{3}` is 2√3) and
-    dropping markup, an answer that corrects itself ("The answer is (C). Wait — ... So it is
-    (B).") is read from its last correction on when that part picks an option; else the whole
-    answer, after an echo of the option list ("A: cooking\nB: painting a wall\n...", "The
-    options are A. Adiabatic, B. Isobaric, ..."), in order:
-    1. the whole answer is a letter (any case), or an option's whole text ("A and B" when that
-       is option D; "five" for an option "5"; "The troposphere" for "troposphere");
-    2. several letters ("A, C", "A\nB", "both A and C"), two letters offered as alternatives
-       with none named after them ("either B or D", "(A) Yes or (B) No"), or an answer that
-       opens by rejecting them all ("Neither image matches"): none;
-    3. the answer opens with a letter marked as one: `B.`, `(B)`, `B)`, `B:`, `A, not B`,
-       `B, because`, or `B` alone on its first line ("C\nBecause both the red one ...") —
-       so "D. A and B" is D, but "(D) 3" where 3 is option A's text picks none;
-    4. none when the answer offers two options as alternatives ("either a half-wave or a
-       full-wave rectifier", "..., so they could also be about the same") or ends saying it
-       cannot tell ("I cannot determine which one is
-       correct.");
-    5. the one option the main clause of the first sentence names, when the rest only adds
-       context without turning or concluding ("The producer is the grass, because ...; the
-       rabbit, hawk and fox are all consumers.");
-    6. otherwise the option mentioned last, by letter or by its text (none when that is a
-       letter and the answer names only other options by their text: "The camera is moving
-       left ... (B)" with left option A): letters as MMMU's `parse_multi_choice_response`
-       finds them (`(B)`, ` B `, ` B.`, ` B)`, ` B:`, line breaks read as spaces), option texts
-       as whole words in an answer of more than five words. A letter inside a quoted option
-       text does not count ("A and B have the same ..." picks that option, not B), nor does a
-       diagram label ("Label B is the blade"), nor an option the answer rejects ("not
-       mitosis", "rather than the Renaissance").
-    Unlike MMMU, which draws a random letter when nothing matches, no match is None, so a score
-    never depends on chance. See https://github.com/MMMU-Benchmark/MMMU/blob/main/eval/eval_utils.py.
+    What follows a self-correction, when that names an option; else, with an echo of the
+    option list left out: a bare letter or an option's text; none for several letters,
+    alternatives, a hedge, a stated inability to tell or reasoning cut off; a letter the answer
+    opens with; the one option the first sentence's main clause names; else the option named
+    last. docs/scoring.md (the *letter* reader) gives each rule with the answers it reads.
+    Unlike MMMU's `parse_multi_choice_response`, which draws a random letter when nothing
+    matches, no match is None, so a score never depends on chance.
     """
     core = _letters_marked(plain_math(fold(text)), letters).strip(EDGE_PUNCTUATION + "\n\t")
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation

@@ -63,17 +63,12 @@ _FOREIGN_YES_NO = re.compile(
 def yes_no(text: str, question: str = "") -> str | None:
     """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer; None for none.
 
-    After a self-correction ("Yes. Wait, ... So no") only what follows it counts. The opening
-    word decides ("Nope", "Not really", "Correct.", "That's incorrect", "No, it is not ...
-    yes") unless the answer turns it round ("Yes, in reality ..., but in the chart, no"); then
-    a stated inability to tell (`unclear`); then the
-    first yes or no word anywhere ("It is not the most populous", "it never exceeds it" are
-    no; "Sí", "Oui", "Nein", "はい" and "아니요" open an answer as yes and no do). An answer that
-    alternates standalone yes and no says neither; one that ends offering both ("so it could
-    be either yes or no", "Possibly yes, possibly no.") is `unclear`. Without a yes/no word,
-    given the question: an answer that the two are the same to a "Is X larger than Y?"
-    question is no, and one that restates the question's claim with all its words and numbers
-    ("Angle ABC is 60 degrees." for "Is angle ABC equal to 60 degrees?") is yes."""
+    What follows a self-correction; an answer that ends offering both, or unable to tell, is
+    `unclear`; else what it settles on after a turn ("Yes, in reality ..., but in the chart,
+    no"); else its opening word in any language read here; else the first yes or no anywhere;
+    else, given the question, a statement that the two compared are the same (no) or one that
+    restates the question's claim (yes). docs/scoring.md (the *yes/no* reader) gives each rule.
+    """
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
     if _ends_unable_to_tell(core, last_sentence) or _YES_OR_NO.search(last_sentence):
