@@ -71,6 +71,7 @@ ITALIAN = {
     "corrections": [r"\banzi\b"],
     "yes_openings": [r"sì\b"],
     "ordinals": [r"\bprim[oa]\b", r"\bsecond[oa]\b", r"\bterz[oa]\b", r"\bquart[oa]\b"],
+    "rejections": [r"\bnon(?:\s+(?:il|la|del|della))?"],
 }
 READ_IN_ITALIAN = """
 import json, sys
@@ -89,6 +90,7 @@ print(json.dumps([
     yes_no("Non lo so, l'immagine è troppo scura."),
     yes_no("No, è arancione. Anzi, sì: è rosso."),
     choice_letter("La quarta immagine è la più realistica.", list("ABCD"), images),
+    choice_letter("Si tratta della meiosi, non della mitosi.", list("AB"), ["meiosi", "mitosi"]),
 ]))
 """
 
@@ -100,7 +102,7 @@ def test_a_language_added_as_data_alone_is_read_by_every_stage() -> None:
         text=True,
         check=True,
     )
-    assert json.loads(done.stdout) == ["B", "2", "unclear", "yes", "D"]
+    assert json.loads(done.stdout) == ["B", "2", "unclear", "yes", "D", "A"]
 
 
 # What an answer in each shipped language says, read through its data file (English's readers

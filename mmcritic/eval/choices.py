@@ -71,15 +71,12 @@ _TURN_OR_COMMITMENT = re.compile(
     re.IGNORECASE,
 )
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
-_DIAGRAM_LABEL = re.compile(
-    r"\b((?i:label|labels|labeled|labelled|point|points|position|region|vertex|structure|"
-    r"arrow|marked|letter)\s+)[A-Z]\b"
-)
+_DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
 _ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*", re.IGNORECASE)
 # what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
 REJECTED_BEFORE = re.compile(
-    r"(?:\bnot|\brather than|\binstead of|\bnor|\bdistinct from|\bunlike|\bas opposed to|"
-    r"\bnot to be confused with)\s+(?:the\s+|a\s+|an\s+)?(?:(?:option|choice)\s+)?\(?$",
+    rf"{language.pattern('rejections')}\s+(?:the\s+|a\s+|an\s+)?"
+    rf"(?:{language.pattern('option_nouns')}\s+)?\(?$",
     re.IGNORECASE,
 )
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
@@ -102,8 +99,8 @@ _ECHO_SEPARATOR = re.compile(r"[°%\s,;.]*(?:(?:and|or)\s+)?")
 # what follows a mention the answer sets against its pick or rules out: "The McMurray test (A),
 # by contrast,", "A is wrong because ...", "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
-    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*(?:by\s+contrast|in\s+contrast|on\s+the\s+other\s+hand|"
-    r"(?:is|are)\s+(?:wrong|incorrect|false|eliminated|ruled\s+out|not\s+(?:correct|right)))\b",
+    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*"
+    rf"(?:{language.pattern('contrasts')}|{language.pattern('ruled_out')})",
     re.IGNORECASE,
 )
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
