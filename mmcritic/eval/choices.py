@@ -83,16 +83,9 @@ REJECTED_BEFORE = re.compile(
 # runs as `markup.readable` shortens them)
 _REJECTION_REACH = 200
 # a second answer allowed beside the first: "could also be", "might also work", "or possibly"
-_ALSO_POSSIBLE = re.compile(
-    r"\b(?:could|might|may|would)\s+(?:also|equally|just\s+as\s+well)\s+(?:be|work|fit|apply)\b"
-    rf"|{HEDGES}",
-    re.IGNORECASE,
-)
+_ALSO_POSSIBLE = re.compile(HEDGES, re.IGNORECASE)
 # no pick at all: "so it could be either one"
-_EITHER_ONE = re.compile(
-    r"\b(?:could|might|may)\s+be\s+either(?:\s+one)?\s*[.!]?$|\beither\s+one\s+(?:could|might|may)\b",
-    re.IGNORECASE,
-)
+_EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
 # between two options an echo of the option list runs through: ", ", "; ", a line break, "and",
 # after a unit the option's pattern leaves out ("A:110°\nB:70°")
 _ECHO_SEPARATOR = re.compile(r"[°%\s,;.]*(?:(?:and|or)\s+)?")
@@ -105,15 +98,9 @@ _CONTRASTED_AFTER = re.compile(
 )
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 # a conclusion that no option is right: "so neither is clearly better", "none of them fits"
-_NONE_FITS = re.compile(
-    r"\b(?:neither|none\s+of\s+(?:them|these|the\s+\w+))\s+(?:(?:one|option|choice|answer|box|image)"
-    r"\s+)?(?:is|are|fits?|matches?|seems?|looks?|applies|works?)\b",
-    re.IGNORECASE,
-)
+_NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
-_EXPLANATION = re.compile(
-    r",?\s+\b(?:because|since|as\s+it|as\s+they|then|with\s+(?:a|an|the))\b", re.IGNORECASE
-)
+_EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORECASE)
 # reasoning broken off at the subject of its next sentence: "... a dark background. The second
 # image"
 _SUBJECT_LEFT_OPEN = re.compile(
