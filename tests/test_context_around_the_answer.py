@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mmcritic.eval.answers import answer_span, is_cut_off, number_word
-from mmcritic.eval.choices import read_choice
-from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match
+from mmcritic.eval.choices import option_letters, read_choice
+from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match, substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.rewards.parsing import parse_judgement
@@ -184,3 +184,200 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:
     assert parse_judgement(critique).choice == verdict
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        ("It's a memorandum.", "What type of document is this?", "memorandum"),
+        (
+            "The invoice is dated 9/23/85, per the header in the upper right corner.",
+            "What is the date of the invoice?",
+            "9/23/85",
+        ),
+        (
+            "The table lists 6 samples, and the weight asked for is 2.5.",
+            "What is the weight of the sample in grams?",
+            "2.5",
+        ),
+        (
+            "The survey was conducted in 4 cities over 2 weeks, and the number of respondents "
+            "is 1,028.",
+            "What is the number of respondents?",
+            "1,028",
+        ),
+        (
+            "根据文件，会议地点是 Washington, D.C.。",
+            "Where is the meeting held?",
+            "Washington, D.C.",
+        ),
+        ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
+    ],
+)
+def test_a_document_answer_is_read_past_what_frames_it(
+    response: str, question: str, read: str
+) -> None:
+    assert text_answer(response, question) == read
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "gold"),
+    [
+        (
+            "Samsung held a 22% market share in Q3 2022, as shown in the third bar from the left.",
+            "What was the market share of Samsung in Q3 2022?",
+            "22",
+        ),
+        (
+            "Agriculture accounts for 18% and Industry for 27%, both well below Services at "
+            "55%. So Services employs the most people.",
+            "Which sector employs the most people?",
+            "Services",
+        ),
+        (
+            "The values are 21, 28, 33, 40 and 47. Their mean is 33.8, but the question asks "
+            "for the median, which is the middle value: 33.",
+            "What is the median of the five values?",
+            "33",
+        ),
+        (
+            "La proporción de energías renovables en Francia es del 19,1 %.",
+            "What is the share of renewables in France?",
+            "19.1",
+        ),
+    ],
+)
+def test_a_chart_answer_is_the_value_it_settles_on(response: str, question: str, gold: str) -> None:
+    assert relaxed_match(response, gold, question=question)
+
+
+def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> None:
+    answer = "The value in 2019 is 45. However, in 2020 it was 30."
+    assert answer_span(answer, "What was the value in 2019?") == "45."
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "targets", "read"),
+    [
+        (
+            "The map legend lists 12 regions, and 9 countries are highlighted in blue.",
+            "how many countries are highlighted in blue?",
+            ["12"],
+            False,
+        ),
+        (
+            "The word reads \"stated\". Actually, looking again, there is an 'r' after the "
+            "'t', so it is \"started\".",
+            "what is written in the image?",
+            ["stated"],
+            False,
+        ),
+        (
+            "The letter mentions Carol Hart in the cc line and Dennis Lowe in the greeting; "
+            "the sender is Dennis Lowe.",
+            "who is the sender?",
+            ["Carol Hart"],
+            False,
+        ),
+        (
+            "The letter mentions Carol Hart in the cc line and Dennis Lowe in the greeting; "
+            "the sender is Dennis Lowe.",
+            "who is the sender?",
+            ["Dennis Lowe"],
+            True,
+        ),
+    ],
+)
+def test_ocr_containment_reads_what_the_answer_settles_on(
+    response: str, question: str, targets: list[str], read: bool
+) -> None:
+    assert substring_match(response, targets, question=question) is read
+
+
+@pytest.mark.parametrize(
+    ("response", "options", "letter"),
+    [
+        # reasoning cut off on a colon, at a subject after a phrase, or at a list's next item
+        (
+            "Let's look at each image:\n1. First image: the hands have six fingers.\n2. Second "
+            "image: the light is wrong.\n3. Third image:",
+            ["the first image", "the second image", "the third image"],
+            None,
+        ),
+        (
+            "Compare the frames. In the first frame, the lamp is left of the sofa. In the "
+            "second frame, the lamp",
+            ["left", "right"],
+            None,
+        ),
+        (
+            "I'll estimate the distances:\n- The plant is next to the window, far from the "
+            "door.\n- The umbrella stand",
+            ["the plant", "the umbrella stand", "the shoe rack"],
+            None,
+        ),
+        # "option B or option C" offers two
+        (
+            "The speaker could be referring to either option B or option C; the video doesn't "
+            "make it clear.",
+            ["The processor.", "The modem.", "The display.", "The camera."],
+            None,
+        ),
+        # an article the option leaves out or changes
+        (
+            "The report focuses on the election results.",
+            ["A flood.", "An election.", "A sports final.", "A new bridge opening."],
+            "B",
+        ),
+        # other options' texts named as what they are not, then a letter
+        (
+            "Pumping blood is the heart's job, digesting food is the stomach's. The "
+            "highlighted organ is the kidney, which filters blood. **B**",
+            ["pumping blood", "filtering blood", "digesting food", "exchanging gases"],
+            "B",
+        ),
+        # yes and no as options: the yes/no reader, not the word "no" in "no breaks"
+        (
+            "Yes, the graph has no breaks at x = 2, so the function is continuous there.",
+            ["Yes", "No"],
+            "A",
+        ),
+        ("No, there is a 'No Right Turn' sign.\nA", ["Yes", "No"], None),
+        # texts that differ only in a sign do not tell the options apart; the letter does
+        (
+            "The graph opens downward with vertex (0, 2), so it's **B: y = −x² + 2**.",
+            ["y = x² + 2", "y = −x² + 2", "y = −x² − 2", "y = x² − 2"],
+            "B",
+        ),
+    ],
+)
+def test_the_letter_reader_settles_where_a_careful_grader_does(
+    response: str, options: list[str], letter: str | None
+) -> None:
+    assert read_choice(response, option_letters(len(options)), options).letter == letter
+
+
+@pytest.mark.parametrize(
+    ("critique", "verdict"),
+    [
+        (
+            'Answer 2 reads "Ibuprofen 400 mg". Both are concise.\n\nMy final choice is Answer 1.',
+            "1",
+        ),
+        (
+            "It's hard to say which one is better: Response 1 is more accurate about the "
+            "number of bikes, but Response 2 gives a more complete description.",
+            None,
+        ),
+    ],
+)
+def test_a_final_choice_counts_and_an_undecided_sentence_states_nothing(
+    critique: str, verdict: str | None
+) -> None:
+    assert parse_judgement(critique).choice == verdict
+
+
+def test_a_self_correcting_math_answer_is_read_after_its_correction() -> None:
+    answer = "The answer is 6. No wait, I should also count the full rectangle — that makes 7."
+    assert not math_equal(answer, "6") and math_equal(answer, "7")
+    assert yes_no("I'm not able to tell from the information given.") == "unclear"

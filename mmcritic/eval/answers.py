@@ -94,6 +94,8 @@ _NUMBER_WORD = re.compile(
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
 _HUNDREDS = re.compile(r"\b(\d{1,2}) hundred(?:(?: and)? (\d{1,2})(?![\d.,]))?\b", re.IGNORECASE)
+# a decimal comma before a percent sign: "19,1 %" is 19.1%
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?=\s*%)")
 # "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
 _SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
 _CJK_DIGITS = number_words("zh")
@@ -141,7 +143,8 @@ _HOW_MANY = re.compile(
 )
 # a clause that counts things: "There are 4 bars", "the chart has 12 rows"
 _COUNTS_THINGS = re.compile(
-    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?)\s+\d+\s+[a-z]+s\b", re.IGNORECASE
+    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?|lists?|over)\s+\d+\s+[a-z]+s\b",
+    re.IGNORECASE,
 )
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
@@ -196,6 +199,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
         text = corrected
+    text = _after_turn_to_the_question(text, question)
     counted = stated_count(text, question)
     if counted is not None:
         return counted
@@ -209,6 +213,19 @@ def answer_span(response: str, question: str | None = None) -> str:
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
     return tail.strip() if holds_digit(tail) else clause.strip()
+
+
+def _after_turn_to_the_question(text: str, question: str | None) -> str:
+    """What follows the last turn ("Their mean is 33.8, but the question asks for the median,
+    which is the middle value: 33."), when it states a value after its verb and speaks of the
+    question at least as much as what came before; else the whole text ("The value in 2019 is
+    45. However, in 2020 it was 30." answers 2019 with 45)."""
+    turn = reading_of(text).last("turn")
+    if turn is None or _value_strength(text[turn.end :]) < 2:
+        return text
+    asked = topic_words(question or "")
+    before, after = text[: turn.start], text[turn.end :]
+    return after if len(asked & topic_words(after)) >= len(asked & topic_words(before)) else text
 
 
 def is_cut_off(text: str) -> bool:
@@ -314,8 +331,10 @@ def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS
 def number_word(text: str) -> str:
     """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35,
     `two hundred fifty` 250, `minus two` and `negative six` are -2 and -6 (not "5 minus 3"),
-    and a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
+    a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`, and a decimal
+    comma before a percent sign: `19,1 %` is `19.1 %`."""
     digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
+    digits = _DECIMAL_COMMA.sub(r"\1.\2", digits)
     digits = _HUNDREDS.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), digits)
     return _SIGN_WORD.sub("-", digits)
 

@@ -47,9 +47,11 @@ _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", r
 _DECLARED_OPTION = re.compile(
     r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
 )
-# two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No"
+# two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No", "option B
+# or option C"
 _LETTER_ALTERNATIVES = re.compile(
-    r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+\(?\b([A-Z])\b\)?"
+    r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+"
+    rf"(?:(?i:{language.pattern('option_nouns')})\s+)?\(?\b([A-Z])\b\)?"
 )
 _LETTER_MENTIONS = ("({})", " {} ", " {}.", " {})", " {}:", " {},")
 # the same mentions with any whitespace around them (line breaks read as spaces, as MMMU does)
@@ -104,8 +106,18 @@ _EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORE
 # reasoning broken off at the subject of its next sentence: "... a dark background. The second
 # image"
 _SUBJECT_LEFT_OPEN = re.compile(
-    r"[.!?]\s+(?:The|This|That|These|Those|Its|Their|Both|Each)(?:\s+[\w'-]+){1,3}\s*$"
+    r"[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then)\s+[^,.!?\n]{1,40},\s+)?"
+    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their))"
+    r"(?:\s+[\w'-]+){1,3}\s*$"
 )
+# a list of reasoning broken off at its next item's subject: "- The plant is far from the
+# door.\n- The umbrella stand"
+_ITEM_LEFT_OPEN = re.compile(
+    r"^\s*[-*•]\s[^\n]*[.!?]\s*\n\s*[-*•]\s+(?:The|This|That|These|Those|Its|Their)"
+    r"(?:\s+[\w'-]+){1,3}\s*\Z",
+    re.MULTILINE,
+)
+_CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
     r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
@@ -147,7 +159,8 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     Unlike MMMU's `parse_multi_choice_response`, which draws a random letter when nothing
     matches, no match is None, so a score never depends on chance.
     """
-    core = _letters_marked(plain_math(fold(text)), letters).strip(EDGE_PUNCTUATION + "\n\t")
+    core = _letters_marked(plain_math(fold(text)), letters)
+    core = core.lstrip(EDGE_PUNCTUATION + "\n\t").rstrip(_CLOSING_PUNCTUATION)
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
     corrected = reading_of(core).after_last("correction")
     if corrected is not None:  # "The answer is (C). Wait — ... So the correct point is (B)."
@@ -181,7 +194,8 @@ def _letters_marked(text: str, letters: Sequence[str]) -> str:
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
-    core = core.strip(EDGE_PUNCTUATION + "\n\t—–")
+    # a trailing colon or comma stays: reasoning that stops on one is cut off ("3. Third image:")
+    core = core.lstrip(EDGE_PUNCTUATION + "\n\t—–").rstrip(_CLOSING_PUNCTUATION)
     direct = _direct_pick(core, letters, options)
     if direct is not None:
         return direct
@@ -230,8 +244,13 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 
 
 def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
-    """The option a reasoned answer settles on: none where it hedges or gives up; else the
-    labelled one, its main clause's, or its last mention."""
+    """The option a reasoned answer settles on: for the options yes and no, when it names no
+    letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
+    or gives up; else the labelled one, its main clause's, or its last mention."""
+    named = any(_letter_mention(letter).search(f" {core} ") for letter in letters)
+    by_meaning = None if named else _yes_or_no_option(core, letters, options)
+    if by_meaning is not None:
+        return by_meaning
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
     if _undecided(core, letters, options, text_hits):
@@ -246,8 +265,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(first, "main_clause")
     mentioned = _last_mention(core, letters, options, text_hits, long_answer)
     if mentioned.open:
-        by_meaning = _yes_or_no_option(core, letters, options)
-        return by_meaning or _ordinal_option(core, letters, options) or mentioned
+        return _ordinal_option(core, letters, options) or mentioned
     return mentioned
 
 
@@ -307,7 +325,7 @@ def _last_mention(
         for letter, _, end in text_hits
         if not _TURN_OR_COMMITMENT.search(core[end : max(end, hits[picked])])
     }
-    if named and picked not in named:
+    if len(named) == 1 and picked not in named:
         return Choice(None, "contradiction")  # "moving left ... (B)" where left is option A
     return Choice(picked, "mention")
 
@@ -476,11 +494,12 @@ def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
 
 
 def _breaks_off_at_subject(core: str) -> bool:
-    """Whether a paragraph of reasoning breaks off at the subject of its next sentence ("...
-    natural skin tones and a dark background. The second image"): a short unpunctuated
-    sentence opening with a determiner, run on after a full stop on the same line."""
+    """Whether reasoning breaks off at the subject of its next sentence ("... natural skin tones
+    and a dark background. The second image", "... In the second frame, the lamp"): a short
+    unpunctuated sentence opening with a determiner, run on after a full stop on the same line,
+    or the next item of a list of full sentences."""
     line = core.rstrip().splitlines()[-1] if core.strip() else ""
-    return _SUBJECT_LEFT_OPEN.search(line) is not None
+    return _SUBJECT_LEFT_OPEN.search(line) is not None or bool(_ITEM_LEFT_OPEN.search(core))
 
 
 def opens_with_letter(text: str, letters: Sequence[str]) -> bool:
@@ -550,8 +569,10 @@ def _option_text_hits(
     core: str, letters: Sequence[str], options: Sequence[str]
 ) -> list[tuple[str, int, int]]:
     """(letter, start, end) in the answer of the last mention of each option's text (see
-    `_text_mentions`), leaving out a mention inside a longer option's ("2" inside "2√3") and
-    options that are a single character (the letter patterns read those)."""
+    `_text_mentions`), leaving out a mention inside a longer option's ("2" inside "2√3"), one
+    that two options' texts both match ("y = −x² + 2" for "y = x² + 2" and "y = −x² + 2", which
+    differ only in a sign) and options that are a single character (the letter patterns read
+    those)."""
     named = [
         (letter, option)
         for letter, option in zip(letters, options, strict=False)
@@ -561,7 +582,8 @@ def _option_text_hits(
     last: dict[str, tuple[str, int, int]] = {}
     for hit in found:
         inside = any(a <= hit[1] and hit[2] <= b and b - a > hit[2] - hit[1] for _, a, b in found)
-        if not inside:
+        shared = any(x != hit[0] and (a, b) == hit[1:] for x, a, b in found)
+        if not inside and not shared:
             last[hit[0]] = hit
     return list(last.values())
 
@@ -603,11 +625,15 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
 
 def _text_pattern(option: str) -> str:
     """An option's text as a pattern of its words, any punctuation or spacing between them, its
-    last word also in the plural ("bevel gears" names "Bevel gear")."""
-    words = [_word_pattern(word) for word in plain_words(option).split()]
-    if words and plain_words(option).split()[-1].isalpha():
+    last word also in the plural ("bevel gears" names "Bevel gear"), and "the" or "an" before a
+    longer text ("the election results" names "An election."; "A" may be a letter: "A is
+    closer")."""
+    said = plain_words(option).split()
+    article = len(said) > 1 and said[0] in ("the", "an")
+    words = [_word_pattern(word) for word in said[article:]]
+    if words and said[-1].isalpha():
         words[-1] += "(?:e?s)?"
-    return r"\W+".join(words)
+    return (r"(?:(?:the|an?)\W+)?" if article else "") + r"\W+".join(words)
 
 
 def _word_pattern(word: str) -> str:

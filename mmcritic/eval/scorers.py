@@ -29,6 +29,7 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
     shortest_key_tail,
+    stated_count,
 )
 from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
 from mmcritic.eval.text_answers import text_answer
@@ -77,7 +78,8 @@ _UNIT_SCALE = {
     "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
 }  # fmt: skip
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
-_NUMBER_IN_TEXT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|percent)?")
+# a number with its percent sign; not one glued to a Latin letter, which labels ("Q3", "FY2022")
+_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-z])(-?\d+(?:\.\d+)?)\s*(%|percent)?")
 RELAXED_TOLERANCE = 0.05
 # math-verify reads a long text as LaTeX (500 characters of prose, as a product of symbols, take
 # it 0.4 s) and evaluates the numbers it meets (`10^{99999999}` would not finish): a candidate
@@ -425,7 +427,10 @@ def _math_candidates(prediction: str, span: str) -> list[str]:
     only = [f"{numbers.pop():g}"] if len(numbers) == 1 else []
     if stated_answer(prediction) is not None:
         expressions = []  # a boxed answer is the answer, not a piece of it
-    spans = [prediction, span, *expressions[-1:], *only]
+    # an answer that corrects itself is read from its span alone ("The answer is 6. No wait,
+    # ... that makes 7.")
+    whole = [] if reading_of(prediction).has("correction") else [prediction]
+    spans = [*whole, span, *expressions[-1:], *only]
     candidates = []
     for span in spans:
         for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", span).split("≈"):
@@ -487,7 +492,9 @@ def _squash(text: str) -> str:
     return "".join(text.lower().split()).rstrip(".")
 
 
-def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool = False) -> bool:
+def substring_match(
+    prediction: str, targets: Sequence[str], ignore_spaces: bool = False, question: str = ""
+) -> bool:
     """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
     spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept
     (`X^2` is not `x^2`). Follows lmms-eval's ocrbench utils, with Unicode compatibility
@@ -498,13 +505,17 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     it)") and what follows the reading to name others ("the United States, followed by
     Brazil", "WARDEN, not GARDEN") are context, not the reading, as is a paragraph explaining a
     reading given alone on the first line. A yes/no target is read as the yes or no the answer
-    gives ("Yes. ... 'Knowing God'" does not contain "no")."""
+    gives ("Yes. ... 'Knowing God'" does not contain "no"); given the question, a "how many"
+    answer is read as its count of what is asked ("The legend lists 12 regions, and 9 countries
+    are highlighted" states 9), and a last sentence that restates what it asks for ("...; the
+    sender is Dennis Lowe.") as the reading."""
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
     two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
     if reading_of(prediction).has("alternatives") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
-    prediction = _first_line_reading(prediction)
+    counted = stated_count(prediction, question)
+    prediction = counted or _first_line_reading(prediction)
     settled = settled_part(prediction)
     # "... 48, 52 and 60 ..., so the tallest is 60"
     concluded = reading_of(settled).parts("conclusion")[-1]
@@ -513,7 +524,7 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     first = sentences(read)
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
         read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
-    elif len(first) > 1 and _restates_a_named_reading(first):
+    elif len(first) > 1 and _restates_a_named_reading(first, question):
         read = first[-1]  # "... order number A-4471 and invoice number A-4417. The invoice
         # number is A-4417."
     if not ignore_spaces:
@@ -525,12 +536,13 @@ def substring_match(prediction: str, targets: Sequence[str], ignore_spaces: bool
     )
 
 
-def _restates_a_named_reading(parts: list[str]) -> bool:
+def _restates_a_named_reading(parts: list[str], question: str) -> bool:
     """Whether the last sentence states the reading of something the earlier ones named among
-    others ("... order number A-4471 and invoice number A-4417. The invoice number is ...")."""
+    others ("... order number A-4471 and invoice number A-4417. The invoice number is ...") or
+    the question asks for ("...; the sender is Dennis Lowe." for "Who is the sender?")."""
     restated = _RESTATED_READING.match(parts[-1])
     named = restated.group(1).strip().lower() if restated else ""
-    return bool(named) and named in " ".join(parts[:-1]).lower()
+    return bool(named) and named in " ".join([*parts[:-1], question]).lower()
 
 
 def _first_line_reading(text: str) -> str:

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.eval.answers import LATEX_INLINE, SCALES, is_cut_off, stated_count
+from mmcritic.eval.answers import (
+    LATEX_INLINE,
+    SCALES,
+    _value_strength,
+    holds_digit,
+    is_cut_off,
+    stated_count,
+)
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import words
 from mmcritic.reading.markup import BOLD, answer_region, clean_latex
@@ -88,7 +95,10 @@ _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
 _CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
 # a run of Latin words or digits inside a Chinese sentence: the name or number it states
-_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*[A-Za-z0-9%)]|[A-Za-z0-9]")
+# a run of Latin text in a CJK sentence, with the period of its last initial ("Washington, D.C.")
+_LATIN_RUN = re.compile(
+    r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:(?<=\.[A-Z])\.|[A-Za-z0-9%)])|[A-Za-z0-9]"
+)
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
@@ -181,11 +191,20 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     )
     if counted is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
-    clause = main_clause(sentence)
+    clause = _answering_clause(sentence, question)
     value = _clause_value(clause, question)
     if value is not None:
         return value
     return _clause_tail(clause, question, keep_asked_words)
+
+
+def _answering_clause(sentence: str, question: str) -> str:
+    """The main clause of the answering sentence, unless it only counts things and a later
+    clause states the value ("The table lists 6 samples, and the weight asked for is 2.5.")."""
+    main = main_clause(sentence)
+    if not re.search(r"\d", sentence) or _value_strength(main) > 0:
+        return main
+    return stating_clause(sentence, question, holds_digit, _value_strength) or main
 
 
 def _clause_value(clause: str, question: str) -> str | None:

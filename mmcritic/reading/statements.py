@@ -74,6 +74,7 @@ _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a sentence that opens by concluding: "Therefore ...", "So ...", "In conclusion, ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_QUOTED_READING = re.compile(r"[\"“][^\"”\n]{1,60}[\"”]")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(words("stop_words"))
 _RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
@@ -186,13 +187,15 @@ def settled_part(text: str, keep_asides: bool = False) -> str:
 
 def states_reading(text: str) -> bool:
     """Whether a text names a reading of its own: a word in capitals, a
-    capitalised word after its first, or a number ("so the word is WARDEN", "the one in the
-    front is Coca-Cola"), rather than only commenting ("but it is faded")."""
+    capitalised word after its first, a number or a quoted word ("so the word is WARDEN", "the
+    one in the front is Coca-Cola", 'so it is "started"'), rather than only commenting ("but it
+    is faded")."""
     words = text.split()
     return bool(
         any(_CAPITALISED.fullmatch(word.strip(".,;:!?")) for word in words[1:])
         or any(word.strip(".,;:!?").isupper() and len(word.strip(".,;:!?")) > 1 for word in words)
         or re.search(r"\d", text)
+        or _QUOTED_READING.search(text)
     )
 
 
@@ -212,7 +215,10 @@ def subject_answer(text: str, question: str) -> str | None:
         predicate = content_words(clause[verb.end() :])
         ranked = content_words(question) & _RANKS  # "the second highest" is not "the highest"
         if predicate & content_words(question) and ranked <= predicate:
-            return LEADING_ARTICLE.sub("", clause[: verb.start()]).strip()
+            subject = clause[: verb.start()]
+            opening = _CONCLUDES.match(subject)  # "So Services employs the most people."
+            subject = subject[opening.end() :].lstrip(" ,") if opening else subject
+            return LEADING_ARTICLE.sub("", subject).strip()
     return None
 
 

@@ -260,8 +260,11 @@ _PHRASED_VERDICTS = re.compile(
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
     r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
     r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
-    # "Final answer: Response 2": a final answer that names a response, not a value
-    r"|final\s+answer\s*(?:is)?\s*[:：]?[\s*]*(?:the\s+)?" + _WHO + r"\[*(?P<k>[12ab])\b"
+    # "Final answer: Response 2", "My final choice is Answer 1": a final answer or choice that
+    # names a response, not a value
+    r"|final\s+(?:answer|choice|verdict|decision|pick)\s*(?:is)?\s*[:：]?[\s*]*(?:the\s+)?"
+    + _WHO
+    + r"\[*(?P<k>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
     r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:clearly|slightly|overall|much|actually|"
@@ -425,6 +428,7 @@ def _stated_verdict(answer: str) -> str | None:
         for match in _PHRASED_VERDICTS.finditer(text)
         if not _CONDITION.search(text, max(0, match.start() - 8), match.start())
         and not _DENIED.search(text, max(0, match.start() - 40), match.start())
+        and not _UNDECIDED.search(text, _sentence_start(text, match.start()), match.start())
     ]
     if not stated:
         return None
@@ -434,6 +438,13 @@ def _stated_verdict(answer: str) -> str | None:
     if rivals and not final and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
         return None
     return None if _UNDECIDED.search(text, last.end()) else choice
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding `at` starts: "It's hard to say which one is better: Response
+    1 is ..." is undecided from its start, so its label-like "better: Response 1" states
+    nothing."""
+    return max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
 
 
 def _group(match: re.Match[str]) -> str:

@@ -18,14 +18,16 @@ def build_problem(row: Row) -> Problem:
     answers = row["answer"]
     targets = [str(a) for a in as_list(answers)] if not isinstance(answers, str) else [answers]
     meta = {"question_type": row["question_type"], "dataset": row.get("dataset", "")}
-    return Problem(row["question"].strip(), targets, images=[row["image"]], meta=meta)
+    question = row["question"].strip()
+    return Problem(question, targets, images=[row["image"]], meta=meta, question=question)
 
 
 def score(answer: str, problem: Problem) -> Scored:
     """A reference contained in the answer (`scorers.substring_match`), spaces ignored for a
     handwritten formula (HME100k)."""
     formula = problem.meta["dataset"] == "HME100k"
-    return Scored(answer, float(substring_match(answer, problem.target, ignore_spaces=formula)))
+    matched = substring_match(answer, problem.target, formula, question=problem.question)
+    return Scored(answer, float(matched))
 
 
 def aggregate(records: Sequence[Record]) -> dict[str, float]:
