@@ -381,3 +381,113 @@ def test_a_self_correcting_math_answer_is_read_after_its_correction() -> None:
     answer = "The answer is 6. No wait, I should also count the full rectangle — that makes 7."
     assert not math_equal(answer, "6") and math_equal(answer, "7")
     assert yes_no("I'm not able to tell from the information given.") == "unclear"
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
+        (
+            "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
+            "Who is the contact person?",
+            "Linda Reeves",
+        ),
+        (
+            "The second signature looks like R. Patel, but it could also be R. Pastel.",
+            "Who is the second signatory?",
+            "",
+        ),
+        (
+            "The Total column lists 3,920, 4,105, 4,812 and 2,760. The largest of these is 4,812.",
+            "What is the highest value in the 'Total' column?",
+            "4,812",
+        ),
+        ("Le mémo a été rédigé par C. J. Hughes.", "Who wrote the memo?", "C. J. Hughes"),
+    ],
+)
+def test_a_document_answer_keeps_its_form_and_drops_its_comment(
+    response: str, question: str, read: str
+) -> None:
+    assert text_answer(response, question) == read
+
+
+def test_a_revised_reading_is_not_the_first_one() -> None:
+    revised = "1979. Hmm, no — reading the small print again, it's © 2001."
+    assert anls(text_answer(revised, "What is the year on the copyright line?"), ["1979"]) == 0
+    flipped = (
+        "No, the door is being closed. Hmm, let me re-check the order: the gap gets wider "
+        "from frame 1 to frame 4, so yes, it's being opened."
+    )
+    assert yes_no(flipped) == "yes"
+
+
+def test_numbers_that_frame_the_asked_value_are_not_it() -> None:
+    pie = "The pie is divided into 5 segments, and the red one accounts for 19%."
+    assert relaxed_match(pie, "19", question="What is the value of the red segment?")
+    curve = "From the graph, at x = 3 the curve passes through y = 5. So f(3) = 5."
+    assert numeric_match(curve, "5", question="What is the value of f(3)?")
+
+
+@pytest.mark.parametrize(
+    ("response", "options", "letter"),
+    [
+        (
+            "The plant might be on the table (A) or on the floor behind it (B); the angle "
+            "makes it unclear.",
+            ["yes", "no"],
+            None,
+        ),
+        ("It reaches roughly 8, or maybe 9, units up the wall.", ["4", "6", "8", "12"], None),
+        (
+            "BC is opposite ∠A, so BC = AB · sin 30° = 10 × 1/2 = 5. **A**",
+            ["5", "5√3", "10", "20"],
+            "A",
+        ),
+        (
+            "The perimeter is 24 and AB = 6 and AC = 10, so BC = 24 − 6 − 10 = 8. **C**",
+            ["5", "6", "8", "10"],
+            "C",
+        ),
+        (
+            "Starting from the leftmost node D we go to B, E, A and C. So the answer is (A) D "
+            "B E A C.",
+            ["D B E A C", "A B D E C", "D E B C A", "A B C D E"],
+            "A",
+        ),
+        (
+            "Points A and D lie on the roof, and C is on the door. Point B is on the window's "
+            "corner. **(B) Point B**",
+            ["Point A", "Point B", "Point C", "Point D"],
+            "B",
+        ),
+        (
+            "The ammeter reads 0.4 A, as indicated by the needle on the 0–1 A scale.",
+            ["0.2 A", "0.4 A", "2 A", "4 A"],
+            "B",
+        ),
+    ],
+)
+def test_the_letter_reader_reads_sums_hedges_and_letter_texts(
+    response: str, options: list[str], letter: str | None
+) -> None:
+    assert read_choice(response, option_letters(len(options)), options).letter == letter
+
+
+@pytest.mark.parametrize(
+    ("critique", "verdict"),
+    [
+        (
+            "Response 2 misses that the question asks for the smallest slice. The winner is "
+            "Response 1.",
+            "1",
+        ),
+        (
+            "La réponse 1 nomme correctement l'Arc de Triomphe. Je préfère donc la réponse 2 "
+            "pour sa richesse.",
+            "2",
+        ),
+        ("답변 2가 더 정확하지만 답변 1이 더 자세합니다. 최종적으로 답변 1을 선택합니다.", "1"),
+    ],
+)
+def test_a_named_winner_or_a_stated_preference_is_the_verdict(critique: str, verdict: str) -> None:
+    assert parse_judgement(critique).choice == verdict

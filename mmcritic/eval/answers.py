@@ -77,7 +77,8 @@ _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 # (a word before the condition starts at a word's first letter: a start inside one reads the
 # same, and trying each would cost time quadratic in the word's length)
 _CONDITION = re.compile(
-    r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*[^,;]*$",
+    r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*"
+    r"(?:[^,;.]|\.(?=\d))*$",  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
     re.IGNORECASE,
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
@@ -114,7 +115,8 @@ _UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
 # the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ..."
 _COPULA = re.compile(
     r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
-    r"reached|reaches|came\s+to|comes\s+to|measures?|measured|points?\s+(?:at|to))\b",
+    r"reached|reaches|came\s+to|comes\s+to|measures?|measured|points?\s+(?:at|to)|"
+    r"accounts?\s+for)\b",
     re.IGNORECASE,
 )
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
@@ -143,9 +145,10 @@ _HOW_MANY = re.compile(
 )
 # a clause that counts things: "There are 4 bars", "the chart has 12 rows"
 _COUNTS_THINGS = re.compile(
-    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?|lists?|over)\s+\d+\s+[a-z]+s\b",
+    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?|lists?|over|into)\s+\d+\s+[a-z]+s\b",
     re.IGNORECASE,
 )
+_THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
 # and the time of day ("Nighttime" for "Night")
@@ -267,15 +270,19 @@ def _verb_then_value(sentence: str) -> bool:
 
 def _value_strength(clause: str) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb
-    ("16.2 million in 2020"); 0: a value only before the verb ("The largest bar, 41.2, is not
-    included"), or a count of things ("There are 4 bars in the chart, and the value asked for is
-    5" states 5; a "how many" question has its count read before, by `stated_count`)."""
+    ("16.2 million in 2020") or a list of three or more after the verb; 0: a value only before
+    the verb ("The largest bar, 41.2, is not included"), or a count of things ("There are 4
+    bars in the chart, and the value asked for is 5" states 5; a "how many" question has its
+    count read before, by `stated_count`)."""
     if _COUNTS_THINGS.search(clause):
         return 0
     verb = _COPULA.search(clause)
     if verb is None:
         return 1
-    return 2 if holds_digit(clause[verb.end() :]) else 0
+    stated = clause[verb.end() :]
+    if len(_THOUSANDS_OR_NUMBER.findall(stated)) > 2:
+        return 1  # "The Total column lists 3,920, 4,105, 4,812 and 2,760": a list, not a value
+    return 2 if holds_digit(stated) else 0
 
 
 def stated_count(text: str, question: str | None) -> str | None:

@@ -117,6 +117,9 @@ _ITEM_LEFT_OPEN = re.compile(
     r"(?:\s+[\w'-]+){1,3}\s*\Z",
     re.MULTILINE,
 )
+# a term of a sum: an operator after it ("10 × 1/2"), or before it ("24 − 6 − 10")
+_OPERAND_AFTER = re.compile(r"\s*[-+−×*/·÷=]")
+_OPERAND_BEFORE = re.compile(r"[-+−×*/·÷]\s*$")
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
@@ -224,7 +227,11 @@ def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> C
 
 def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     """The pick of a written answer: its leading letter, unless it names several, hedges
-    between two or was cut off; else what its reasoning settles on."""
+    between two or was cut off; else what its reasoning settles on. A letter followed by its
+    own option's text is that option even where the text is letters ("(A) D B E A C")."""
+    own = _with_own_text(core, letters, options)
+    if own is not None:
+        return Choice(own, "leading")
     several = _SEVERAL_LETTERS.fullmatch(core)
     if several and len(set(re.findall(r"[A-Z]", several.group().upper()))) > 1:
         return Choice(None, "several")
@@ -275,7 +282,7 @@ def _undecided(
     """Whether the answer hedges, offers two options or allows another."""
     return bool(
         _hedged(core, text_hits)
-        or (text_hits and _offers_two(core, letters, options))
+        or _offers_two(core, letters, options)
         or _allows_another(core, letters, text_hits)
         or _EITHER_ONE.search(core)
     )
@@ -429,18 +436,22 @@ def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]
 
 
 def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
-    """Whether what the answer settles on offers alternatives in a sentence that names an
-    option ("either a half-wave or a full-wave rectifier"); a turn away from a first reading
-    leaves only the part after it, and neither a range in the reasoning ("the hour hand is
-    between 9 and 10") nor one that is an option's own text ("3–2") offers anything."""
+    """Whether what the answer settles on offers alternatives in a sentence's main clause that
+    name an option, by letter or text, or hold an option's value ("either a half-wave or a
+    full-wave rectifier", "roughly 8, or maybe 9" with 8 an option); a turn away from a first
+    reading leaves only the part after it, and neither a range in the reasoning ("the hour hand
+    is between 9 and 10") or in a clause of context ("..., as the 0–1 A scale shows") nor one
+    that is an option's own text ("3–2") offers anything."""
+    values = {plain_words(str(option)) for option in options} - {""}
     for sentence in sentences(settled_part(core)):
         hits = _option_text_hits(sentence, letters, options)
         offered = [
             mark
-            for mark in reading_of(sentence).marks("alternatives")
+            for mark in reading_of(main_clause(sentence)).marks("alternatives")
             if not any(start <= mark.start and mark.end <= end for _, start, end in hits)
         ]
-        if offered and _mentions(sentence, letters, hits):
+        holds_value = any(values & set(plain_words(mark.text).split()) for mark in offered)
+        if offered and (holds_value or _mentions(sentence, letters, hits)):
             return True
     return False
 
@@ -455,6 +466,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
         or reading_of(core).has("correction")
         or reading_of(parts[0]).has("negation")
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick
+        or _with_own_text(parts[-1].strip(EDGE_PUNCTUATION), letters, options)  # "(B) Point B"
     ):
         return None
     clause = main_clause(_EXPLANATION.split(parts[0], maxsplit=1)[0])
@@ -527,6 +539,16 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
     return not any(_letter_mention(letter).search(after) for letter in letters)
 
 
+def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The letter an answer opens with when the rest is that option's whole text."""
+    leading = _LEADING_LETTER.match(core)
+    letter = next((group for group in leading.groups() if group), "") if leading else ""
+    if not letter or letter.upper() not in letters or len(options) < len(letters):
+        return None
+    own = option_words(str(options[list(letters).index(letter.upper())]))
+    return letter.upper() if own and option_words(core[leading.end() :]) == own else None
+
+
 def _names_another_option(
     rest: str, letter: str, letters: Sequence[str], options: Sequence[str]
 ) -> bool:
@@ -591,7 +613,8 @@ def _option_text_hits(
 def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[str, int, int]]:
     """(letter, start, end) of every mention of an option's text as whole words (case,
     punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
-    sets against its pick ("The McMurray test (A), by contrast")."""
+    sets against its pick ("The McMurray test (A), by contrast"), nor works with as a term of
+    a sum ("BC = 24 − 6 − 10 = 8": 10 is not a pick)."""
     found = []
     for letter, option in named:
         if not plain_words(str(option)):
@@ -602,6 +625,8 @@ def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[st
             for match in re.finditer(pattern, core, re.IGNORECASE)
             if not rejected_before(core, match.start())
             and not _CONTRASTED_AFTER.match(core, match.end())
+            and not _OPERAND_AFTER.match(core, match.end())
+            and not _OPERAND_BEFORE.search(core, max(0, match.start() - 3), match.start())
         ]
     return found
 

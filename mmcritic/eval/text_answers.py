@@ -32,14 +32,14 @@ from mmcritic.reading.statements import (
     subject_answer,
     without_final_period,
 )
-from mmcritic.reading.structure import reading_of
+from mmcritic.reading.structure import HEDGES, reading_of
 
-# what a sentence's answer follows: a copula in any language ("is", "est", "ist"), or one of
-# the English words that close a restated question
+# what a sentence's answer follows: a copula or a passive's agent in any language ("is",
+# "est", "ist"; "by", "par"), or one of the English words that close a restated question
 _TEXT_KEY_PHRASES = (
-    *(f" {copula} " for copula in words("copulas")),
-    " to ", " by ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ",
-    " shows ", " states ",
+    *(f" {word} " for word in words("copulas") + words("agents")),
+    " to ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
+    " states ",
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top right
 # is 8/15/80", "(The signature) at the bottom appears to be ..."
@@ -48,6 +48,9 @@ _LATER_COPULA = re.compile(
     re.IGNORECASE,
 )
 # a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
+# a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
+_DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
+_HEDGE = re.compile(HEDGES, re.IGNORECASE)
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
@@ -138,6 +141,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         return _trimmed(marked[-1])
     if lines[0].endswith(":") and len(lines) > 1:
         return _trimmed(lines[1])
+    commented = _DASHED_COMMENT.match(lines[0])
+    if commented and _is_bare(commented.group(1)) and len(commented.group(1).split()) <= 5:
+        return _trimmed(commented.group(1))  # "Linda Reeves — her name appears in the box"
     if 1 < len(lines) <= 3 and all(_is_name_part(line) for line in lines):
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
     if _closes_label_lines(lines):
@@ -158,6 +164,8 @@ def _narrowed(sentence: str) -> str | None:
     if reading_of(sentence.split(": ", 1)[0]).has("two_readings"):
         return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
     settled = settled_part(sentence)
+    if settled != sentence and _HEDGE.search(settled):
+        return None  # "looks like R. Patel, but it could also be R. Pastel"
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"
     if reading_of(sentence).has("two_readings"):
@@ -353,17 +361,23 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
 def _answering_sentence(lines: list[str], question: str) -> str:
     """The sentence that states the answer: of several, one holding the kind of value the
     question asks for (a date for "What is the date ...?": not "The letter is 2 pages long;
-    it is dated August 8, 1979."), then the one restating the question; else the first line."""
+    it is dated August 8, 1979."), then, where every sentence holds a number, one that states
+    its value after a verb ("The largest of these is 4,812." after a list of totals), then the
+    one restating the question; else the first line."""
     candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
     if len(candidates) > 1 and _is_bare(candidates[0]) and len(candidates[0].split()) <= 4:
         return candidates[0]  # "18-29. Younger adults are much more likely ...": said first
     if len(candidates) > 1 and question:
         asks_date = _ASKS_DATE.search(question) is not None
+        numeric = all(holds_digit(sentence) for sentence in candidates)
         chosen = stating_clause(
             "\n".join(candidates),
             question,
             lambda _: True,
-            lambda sentence: int(asks_date and _DATE.search(sentence) is not None),
+            lambda sentence: (
+                2 * int(asks_date and _DATE.search(sentence) is not None)
+                + (_value_strength(sentence) if numeric else 0)
+            ),
             whole_sentences=True,
         )
         if chosen is not None:

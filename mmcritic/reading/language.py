@@ -45,6 +45,7 @@ KINDS = {
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
     "copulas": "words: the verb that joins a subject to what it is ('is', 'est', 'ist')",
+    "agents": "words: what names who did it in a passive sentence ('by', 'par')",
     "apologies": "words: an apology opening an answer ('sorry')",
     "measure_words": "words: counters between a number and its noun ('个')",
     "stop_words": "words: function words left out when texts are compared by content words",

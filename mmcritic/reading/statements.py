@@ -45,7 +45,8 @@ _ABBREVIATED = re.compile(
 )
 # a word abbreviation whose period belongs to an answer: "Acme Laboratories, Inc.", "5 p.m."
 _WORD_ABBREVIATION = re.compile(
-    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$", re.I
+    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|Ave|Blvd|Rd|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$",
+    re.I,
 )
 # initials that end an answer with their own period: "Washington, D.C.", "U.S.A."
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")

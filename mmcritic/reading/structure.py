@@ -48,7 +48,10 @@ _EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
 _BOTH_VALUES = re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
 _COULD_BE_OR = re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.I)
 _VALUE_OR_VALUE = re.compile(
-    r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?\s+\(?or\s+-?[$€£]?\d", re.I
+    r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?"
+    r"(?:\s+|,\s+(?=or\s+(?:maybe|perhaps|possibly)\b))\(?or\s+(?:(?:maybe|perhaps|possibly)\s+)?"
+    r"-?[$€£]?\d",
+    re.I,
 )
 # two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
 _QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")

@@ -260,11 +260,10 @@ _PHRASED_VERDICTS = re.compile(
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
     r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
     r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
-    # "Final answer: Response 2", "My final choice is Answer 1": a final answer or choice that
-    # names a response, not a value
-    r"|final\s+(?:answer|choice|verdict|decision|pick)\s*(?:is)?\s*[:：]?[\s*]*(?:the\s+)?"
-    + _WHO
-    + r"\[*(?P<k>[12ab])\b"
+    # "Final answer: Response 2", "My final choice is Answer 1", "The winner is Response 1": a
+    # final answer, choice or winner that names a response, not a value
+    r"|(?:final\s+(?:answer|choice|verdict|decision|pick)|\bwinner)\s*(?:is)?\s*[:：]?[\s*]*"
+    r"(?:the\s+)?" + _WHO + r"\[*(?P<k>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
     r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:clearly|slightly|overall|much|actually|"
