@@ -491,3 +491,56 @@ def test_the_letter_reader_reads_sums_hedges_and_letter_texts(
 )
 def test_a_named_winner_or_a_stated_preference_is_the_verdict(critique: str, verdict: str) -> None:
     assert parse_judgement(critique).choice == verdict
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        (
+            "The check, numbered 2047, is for $1,500.00.",
+            "What is the amount of the check?",
+            "$1,500.00",
+        ),
+        ("La nota es de H. R. Clarke.", "Who is the memo from?", "H. R. Clarke"),
+        (
+            "La conférence s'appelle « World Conference on Lung Health ».",
+            "What is the name of the conference?",
+            "World Conference on Lung Health",
+        ),
+        (
+            "The vendor is Acme Supply Inc. Wait, looking again at the header, it reads Acme "
+            "Supply Co.",
+            "What is the name of the vendor?",
+            "Acme Supply Co.",
+        ),
+        (
+            "Dr. Frank Moore chaired the meeting. Hmm, no — he only opened it; the chair was "
+            "Dr. Ellen Brooks.",
+            "Who chaired the meeting?",
+            "Dr. Ellen Brooks",
+        ),
+    ],
+)
+def test_a_document_answer_is_read_in_its_own_words(
+    response: str, question: str, read: str
+) -> None:
+    assert text_answer(response, question) == read
+
+
+@pytest.mark.parametrize(
+    ("critique", "verdict"),
+    [
+        ("Comparing the two, I find Answer 2 superior: it reads the plate as KX 4471.", "2"),
+        ("Judging by the coat and ears, I'd go with Response 2 as the better answer.", "2"),
+        ("Antwort 2 erfindet einen Hund. Daher ist Antwort 1 vorzuziehen.", "1"),
+    ],
+)
+def test_a_critic_that_finds_prefers_or_goes_with_one_has_a_verdict(
+    critique: str, verdict: str
+) -> None:
+    assert parse_judgement(critique).choice == verdict
+
+
+def test_a_count_it_cannot_make_picks_no_option() -> None:
+    refusal = "I'm unable to count the three-pointers accurately because shots happen off-camera."
+    assert read_choice(refusal, list("ABCD"), ["One.", "Two.", "Three.", "Four."]).letter is None

@@ -117,9 +117,8 @@ _ITEM_LEFT_OPEN = re.compile(
     r"(?:\s+[\w'-]+){1,3}\s*\Z",
     re.MULTILINE,
 )
-# a term of a sum: an operator after it ("10 × 1/2"), or before it ("24 − 6 − 10")
-_OPERAND_AFTER = re.compile(r"\s*[-+−×*/·÷=]")
-_OPERAND_BEFORE = re.compile(r"[-+−×*/·÷]\s*$")
+# a term of a sum: an operator after it ("10 × 1/2", "24 − 6 − 10 = 8")
+_OPERAND = re.compile(r"\s*[-+−×*/·÷=]")
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
@@ -619,14 +618,13 @@ def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[st
     for letter, option in named:
         if not plain_words(str(option)):
             continue
-        pattern = rf"(?<!\w){_text_pattern(str(option))}(?!\w)"
+        pattern = rf"(?<!\w){_text_pattern(str(option))}(?!\w|-\w)"  # not "three-pointers"
         found += [
             (letter, match.start(), match.end())
             for match in re.finditer(pattern, core, re.IGNORECASE)
             if not rejected_before(core, match.start())
             and not _CONTRASTED_AFTER.match(core, match.end())
-            and not _OPERAND_AFTER.match(core, match.end())
-            and not _OPERAND_BEFORE.search(core, max(0, match.start() - 3), match.start())
+            and not _OPERAND.match(core, match.end())
         ]
     return found
 

@@ -51,6 +51,7 @@ _LATER_COPULA = re.compile(
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
 _HEDGE = re.compile(HEDGES, re.IGNORECASE)
+_VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
@@ -114,7 +115,9 @@ _NUMBER_TOKEN = re.compile(
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
 # not "The 'Online' category is ...")
-_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)")
+_QUOTED = re.compile(
+    r"[\"“«]\s?([^\"”»\n]{1,80}?)\s?[\"”»]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)"
+)
 
 
 def text_answer(response: str, question: str = "", keep_asked_words: bool = False) -> str:
@@ -254,6 +257,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     )
     if _ASKS_WHO.match(question):
         tail = _APPOSITIVE.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President of ..."
+    tail = _VALUE_PREPOSITION.sub("", tail)  # "is for $1,500.00"
     return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
 
 
@@ -261,7 +265,7 @@ def _settled(answer: str) -> str:
     """What an answer settles on after its last self-correction ("The invoice number is
     47-1129. Wait, ... so it is 47-1192."), when anything follows it."""
     after = reading_of(answer).after_last("correction") or ""
-    return after.strip(" ,.:;—–-") if re.search(r"\w", after) else answer
+    return after.lstrip(" ,.:;—–-").rstrip() if re.search(r"\w", after) else answer
 
 
 def _answer_lines(text: str, question: str) -> list[str]:
@@ -365,7 +369,13 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     its value after a verb ("The largest of these is 4,812." after a list of totals), then the
     one restating the question; else the first line."""
     candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
-    if len(candidates) > 1 and _is_bare(candidates[0]) and len(candidates[0].split()) <= 4:
+    first = candidates[0]
+    if (
+        len(candidates) > 1
+        and _is_bare(first)
+        and len(first.split()) <= 4
+        and not first[0].islower()
+    ):
         return candidates[0]  # "18-29. Younger adults are much more likely ...": said first
     if len(candidates) > 1 and question:
         asks_date = _ASKS_DATE.search(question) is not None

@@ -271,11 +271,17 @@ _PHRASED_VERDICTS = re.compile(
     r"\s+)*"
     r"(?:the\s+)?" + _BETTER + r"|wins\b|better\s+(?:addresses|answers|matches|describes|"
     r"reflects|captures|follows))"
-    r"|\bthe\s+(?P<o>former|latter)\s+(?:is\s+[\w\s,]{0,40}?\b" + _BETTER + r"\b)"
+    # "I find Answer 2 superior", "I consider Response 1 the better one"
+    r"|\b(?:find|consider|judge|rate)\s+(?:the\s+)?" + _WHO + r"(?P<q>[12ab])\s+(?:to\s+be\s+)?"
+    r"(?:the\s+)?"
+    + _BETTER
+    + r"|\bthe\s+(?P<o>former|latter)\s+(?:is\s+[\w\s,]{0,40}?\b"
+    + _BETTER
+    + r"\b)"
     r"|\b(?:the\s+)?(?P<e>first|second|former|latter)\s+(?:answer|response|one)\s+(?:is\s+[\w\s,]{0,40}?"
     r"\b" + _BETTER + r"\b|wins\b|better\s+(?:addresses|answers|matches|describes|reflects|"
     r"captures|follows))"
-    r"|\b(?:prefer|choose|pick|select)\s+(?:the\s+)?(?:"
+    r"|\b(?:prefer|choose|pick|select|go\s+with)\s+(?:the\s+)?(?:"
     + _WHO
     + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
     r"|\b(?:better|preferred)\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*"
