@@ -32,7 +32,7 @@ from mmcritic.reading.statements import (
     sentences,
     settled_part,
 )
-from mmcritic.reading.structure import HEDGES, reading_of
+from mmcritic.reading.structure import HEDGE, reading_of
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
@@ -84,8 +84,6 @@ REJECTED_BEFORE = re.compile(
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
 # runs as `markup.readable` shortens them)
 _REJECTION_REACH = 200
-# a second answer allowed beside the first: "could also be", "might also work", "or possibly"
-_ALSO_POSSIBLE = re.compile(HEDGES, re.IGNORECASE)
 # no pick at all: "so it could be either one"
 _EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
 # between two options an echo of the option list runs through: ", ", "; ", a line break, "and",
@@ -362,7 +360,7 @@ def _mentions(
 def _allows_another(core: str, letters: Sequence[str], text_hits: list) -> bool:
     """Whether the answer names two options and allows the other as well ("A is darker, ...,
     so they could also be about the same"; "..., so B could also work")."""
-    return bool(_ALSO_POSSIBLE.search(core)) and len(_mentions(core, letters, text_hits)) > 1
+    return bool(HEDGE.search(core)) and len(_mentions(core, letters, text_hits)) > 1
 
 
 def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[str]) -> str:

@@ -32,7 +32,7 @@ from mmcritic.reading.statements import (
     subject_answer,
     without_final_period,
 )
-from mmcritic.reading.structure import HEDGES, reading_of
+from mmcritic.reading.structure import HEDGE, reading_of
 
 # what a sentence's answer follows: a copula or a passive's agent in any language ("is",
 # "est", "ist"; "by", "par"), or one of the English words that close a restated question
@@ -50,7 +50,6 @@ _LATER_COPULA = re.compile(
 # a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
-_HEDGE = re.compile(HEDGES, re.IGNORECASE)
 _VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
@@ -167,7 +166,7 @@ def _narrowed(sentence: str) -> str | None:
     if reading_of(sentence.split(": ", 1)[0]).has("two_readings"):
         return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
     settled = settled_part(sentence)
-    if settled != sentence and _HEDGE.search(settled):
+    if settled != sentence and HEDGE.search(settled):
         return None  # "looks like R. Patel, but it could also be R. Pastel"
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"

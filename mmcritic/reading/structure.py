@@ -28,6 +28,8 @@ YES_NO_TURN = re.compile(TURNS)
 # a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
 # "quickly, though it might also be quietly"
 HEDGES = pattern("hedges")
+# a second answer allowed beside the first: "could also be", "might also work", "or possibly"
+HEDGE = re.compile(HEDGES, re.IGNORECASE)
 # another value offered: "could also be around 10", "it might be 10"
 HEDGED_VALUE = re.compile(
     rf"(?:{HEDGES}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
