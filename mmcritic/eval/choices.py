@@ -234,12 +234,11 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
         return Choice(None, "several")
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
-    leading = None if reading_of(core).has("correction") else _LEADING_LETTER.match(core)
-    letter = next((group for group in leading.groups() if group), "") if leading else ""
-    if letter.upper() in letters:
-        if _names_another_option(core[leading.end() :], letter.upper(), letters, options):
+    letter, end = ("", 0) if reading_of(core).has("correction") else _opening_letter(core)
+    if letter and letter in letters:
+        if _names_another_option(core[end:], letter, letters, options):
             return Choice(None, "contradiction")  # "(D) 3" where 3 is option A: a guess
-        return Choice(letter.upper(), "leading")
+        return Choice(letter, "leading")
     if _names_two_letters(core, letters, options):
         return Choice(None, "several")  # "so both A and B are correct"
     if _cut_off_reasoning(core, letters):
@@ -289,14 +288,12 @@ def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -
     """For options that differ only by an ordinal ("the first image", ..., "the fourth image"),
     the one an answer names by its ordinal in any language ("第四张图片最有可能是真实照片")."""
     said = reading_of(core).said("ordinal")
-    places = [reading_of(option_words(str(option))).parts("ordinal") for option in options]
-    if len(said) != 1 or len({tuple(parts) for parts in places}) != 1 or len(places[0]) != 2:
+    readings = [reading_of(option_words(str(option))) for option in options]
+    places = {tuple(reading.parts("ordinal")) for reading in readings}
+    if len(said) != 1 or len(places) != 1 or len(places.pop()) != 2:
         return None  # "Perfect fifth or octave": the ordinal is part of an option's name
-    place = said.pop()
     named = [
-        x
-        for x, option in zip(letters, options, strict=False)
-        if reading_of(option_words(str(option))).said("ordinal") == {place}
+        x for x, reading in zip(letters, readings, strict=False) if reading.said("ordinal") == said
     ]
     return Choice(named[0], "ordinal") if len(named) == 1 else None
 
@@ -513,9 +510,17 @@ def _breaks_off_at_subject(core: str) -> bool:
 
 def opens_with_letter(text: str, letters: Sequence[str]) -> bool:
     """Whether an answer opens with one of the option letters marked as one (`(B)`, `B.`)."""
-    leading = _LEADING_LETTER.match(_letters_marked(fold(text), letters).strip())
-    letter = next((group for group in leading.groups() if group), "") if leading else ""
-    return letter.upper() in letters and bool(letter)
+    letter, _ = _opening_letter(_letters_marked(fold(text), letters).strip())
+    return bool(letter) and letter in letters
+
+
+def _opening_letter(core: str) -> tuple[str, int]:
+    """The letter an answer opens with, marked as one (`B.`, `(B)`, `B:`), in capitals, and
+    where its mark ends; ("", 0) when it opens with none."""
+    leading = _LEADING_LETTER.match(core)
+    if leading is None:
+        return "", 0
+    return next(group for group in leading.groups() if group).upper(), leading.end()
 
 
 def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
@@ -538,12 +543,11 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
 
 def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The letter an answer opens with when the rest is that option's whole text."""
-    leading = _LEADING_LETTER.match(core)
-    letter = next((group for group in leading.groups() if group), "") if leading else ""
-    if not letter or letter.upper() not in letters or len(options) < len(letters):
+    letter, end = _opening_letter(core)
+    if not letter or letter not in letters or len(options) < len(letters):
         return None
-    own = option_words(str(options[list(letters).index(letter.upper())]))
-    return letter.upper() if own and option_words(core[leading.end() :]) == own else None
+    own = option_words(str(options[list(letters).index(letter)]))
+    return letter if own and option_words(core[end:]) == own else None
 
 
 def _names_another_option(
