@@ -206,7 +206,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     counted = stated_count(text, question)
     if counted is not None:
         return counted
-    clause = stating_clause(text, question, holds_digit, _value_strength)
+    clause = stating_clause(text, question, holds_digit, value_strength)
     if clause is None:
         return text.strip()
     clause = number_word(clause)
@@ -224,7 +224,7 @@ def _after_turn_to_the_question(text: str, question: str | None) -> str:
     question at least as much as what came before; else the whole text ("The value in 2019 is
     45. However, in 2020 it was 30." answers 2019 with 45)."""
     turn = reading_of(text).last("turn")
-    if turn is None or _value_strength(text[turn.end :]) < 2:
+    if turn is None or value_strength(text[turn.end :]) < 2:
         return text
     asked = topic_words(question or "")
     before, after = text[: turn.start], text[turn.end :]
@@ -268,7 +268,7 @@ def _verb_then_value(sentence: str) -> bool:
     return verb is not None and _MATH_VALUE.search(sentence[verb.end() :]) is not None
 
 
-def _value_strength(clause: str) -> int:
+def value_strength(clause: str) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb
     ("16.2 million in 2020") or a list of three or more after the verb; 0: a value only before
     the verb ("The largest bar, 41.2, is not included"), or a count of things ("There are 4

@@ -12,10 +12,10 @@ import re
 from mmcritic.eval.answers import (
     LATEX_INLINE,
     SCALES,
-    _value_strength,
     holds_digit,
     is_cut_off,
     stated_count,
+    value_strength,
 )
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import words
@@ -47,10 +47,11 @@ _LATER_COPULA = re.compile(
     r"^(?:[^\W\d_][\w-]*\s+){1,4}?(?:is|was|are|were|(?:appears|seems|looks)\s+to\s+be)\s+",
     re.IGNORECASE,
 )
-# a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
+# a preposition before the value a clause states: "The check ... is for $1,500.00."
 _VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECASE)
+# a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
@@ -212,9 +213,9 @@ def _answering_clause(sentence: str, question: str) -> str:
     """The main clause of the answering sentence, unless it only counts things and a later
     clause states the value ("The table lists 6 samples, and the weight asked for is 2.5.")."""
     main = main_clause(sentence)
-    if not re.search(r"\d", sentence) or _value_strength(main) > 0:
+    if not re.search(r"\d", sentence) or value_strength(main) > 0:
         return main
-    return stating_clause(sentence, question, holds_digit, _value_strength) or main
+    return stating_clause(sentence, question, holds_digit, value_strength) or main
 
 
 def _clause_value(clause: str, question: str) -> str | None:
@@ -375,7 +376,7 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         and len(first.split()) <= 4
         and not first[0].islower()
     ):
-        return candidates[0]  # "18-29. Younger adults are much more likely ...": said first
+        return first  # "18-29. Younger adults are much more likely ...": said first
     if len(candidates) > 1 and question:
         asks_date = _ASKS_DATE.search(question) is not None
         numeric = all(holds_digit(sentence) for sentence in candidates)
@@ -385,7 +386,7 @@ def _answering_sentence(lines: list[str], question: str) -> str:
             lambda _: True,
             lambda sentence: (
                 2 * int(asks_date and _DATE.search(sentence) is not None)
-                + (_value_strength(sentence) if numeric else 0)
+                + (value_strength(sentence) if numeric else 0)
             ),
             whole_sentences=True,
         )

@@ -9,7 +9,7 @@ from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import content_words
-from mmcritic.reading.structure import HEDGES, Reading, reading_of
+from mmcritic.reading.structure import HEDGE, Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
@@ -51,8 +51,6 @@ _YES_OR_NO = re.compile(
     r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
     r"|\b(?P<modal>may|might|could|can)\s+or\s+(?P=modal)\s*not\b"  # "it may or may not be"
 )
-# a second reading offered ("they could also be the same height"): no answer is settled on
-_HEDGE = re.compile(HEDGES)
 # yes or no opening an answer in another language: "Sí, ...", "Nein.", "はい", "不是" (a bare
 # Spanish "si" only before punctuation: it is also "if")
 _FOREIGN_YES_NO = re.compile(
@@ -142,7 +140,7 @@ def _settled_reading(core: Reading, question: str) -> str | None:
     explicit = core.first("yes_no", turn.end)
     if explicit:
         return explicit.says
-    if _HEDGE.search(core.text, turn.end):
+    if HEDGE.search(core.text, turn.end):
         return "unclear"  # "The left bar might be taller, but they could also be the same."
     if _COMPARATIVE.search(question.lower()) and _SAME.search(core.text, turn.end):
         return "no"
