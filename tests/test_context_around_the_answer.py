@@ -180,6 +180,29 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
             None,
         ),
         ("Final answer: 12", None),
+        (
+            'Answer 2 reads "Ibuprofen 400 mg". Both are concise.\n\nMy final choice is Answer 1.',
+            "1",
+        ),
+        (
+            "It's hard to say which one is better: Response 1 is more accurate about the "
+            "number of bikes, but Response 2 gives a more complete description.",
+            None,
+        ),
+        (
+            "Response 2 misses that the question asks for the smallest slice. The winner is "
+            "Response 1.",
+            "1",
+        ),
+        (
+            "La réponse 1 nomme correctement l'Arc de Triomphe. Je préfère donc la réponse 2 "
+            "pour sa richesse.",
+            "2",
+        ),
+        ("답변 2가 더 정확하지만 답변 1이 더 자세합니다. 최종적으로 답변 1을 선택합니다.", "1"),
+        ("Comparing the two, I find Answer 2 superior: it reads the plate as KX 4471.", "2"),
+        ("Judging by the coat and ears, I'd go with Response 2 as the better answer.", "2"),
+        ("Antwort 2 erfindet einen Hund. Daher ist Antwort 1 vorzuziehen.", "1"),
     ],
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:
@@ -212,9 +235,49 @@ def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | N
             "Washington, D.C.",
         ),
         ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
+        ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
+        (
+            "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
+            "Who is the contact person?",
+            "Linda Reeves",
+        ),
+        (
+            "The second signature looks like R. Patel, but it could also be R. Pastel.",
+            "Who is the second signatory?",
+            "",
+        ),
+        (
+            "The Total column lists 3,920, 4,105, 4,812 and 2,760. The largest of these is 4,812.",
+            "What is the highest value in the 'Total' column?",
+            "4,812",
+        ),
+        ("Le mémo a été rédigé par C. J. Hughes.", "Who wrote the memo?", "C. J. Hughes"),
+        (
+            "The check, numbered 2047, is for $1,500.00.",
+            "What is the amount of the check?",
+            "$1,500.00",
+        ),
+        ("La nota es de H. R. Clarke.", "Who is the memo from?", "H. R. Clarke"),
+        (
+            "La conférence s'appelle « World Conference on Lung Health ».",
+            "What is the name of the conference?",
+            "World Conference on Lung Health",
+        ),
+        (
+            "The vendor is Acme Supply Inc. Wait, looking again at the header, it reads Acme "
+            "Supply Co.",
+            "What is the name of the vendor?",
+            "Acme Supply Co.",
+        ),
+        (
+            "Dr. Frank Moore chaired the meeting. Hmm, no — he only opened it; the chair was "
+            "Dr. Ellen Brooks.",
+            "Who chaired the meeting?",
+            "Dr. Ellen Brooks",
+        ),
     ],
 )
-def test_a_document_answer_is_read_past_what_frames_it(
+def test_a_document_answer_is_read_in_its_own_words(
     response: str, question: str, read: str
 ) -> None:
     assert text_answer(response, question) == read
@@ -349,88 +412,6 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["y = x² + 2", "y = −x² + 2", "y = −x² − 2", "y = x² − 2"],
             "B",
         ),
-    ],
-)
-def test_the_letter_reader_settles_where_a_careful_grader_does(
-    response: str, options: list[str], letter: str | None
-) -> None:
-    assert read_choice(response, option_letters(len(options)), options).letter == letter
-
-
-@pytest.mark.parametrize(
-    ("critique", "verdict"),
-    [
-        (
-            'Answer 2 reads "Ibuprofen 400 mg". Both are concise.\n\nMy final choice is Answer 1.',
-            "1",
-        ),
-        (
-            "It's hard to say which one is better: Response 1 is more accurate about the "
-            "number of bikes, but Response 2 gives a more complete description.",
-            None,
-        ),
-    ],
-)
-def test_a_final_choice_counts_and_an_undecided_sentence_states_nothing(
-    critique: str, verdict: str | None
-) -> None:
-    assert parse_judgement(critique).choice == verdict
-
-
-def test_a_self_correcting_math_answer_is_read_after_its_correction() -> None:
-    answer = "The answer is 6. No wait, I should also count the full rectangle — that makes 7."
-    assert not math_equal(answer, "6") and math_equal(answer, "7")
-    assert yes_no("I'm not able to tell from the information given.") == "unclear"
-
-
-@pytest.mark.parametrize(
-    ("response", "question", "read"),
-    [
-        ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
-        (
-            "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
-            "Who is the contact person?",
-            "Linda Reeves",
-        ),
-        (
-            "The second signature looks like R. Patel, but it could also be R. Pastel.",
-            "Who is the second signatory?",
-            "",
-        ),
-        (
-            "The Total column lists 3,920, 4,105, 4,812 and 2,760. The largest of these is 4,812.",
-            "What is the highest value in the 'Total' column?",
-            "4,812",
-        ),
-        ("Le mémo a été rédigé par C. J. Hughes.", "Who wrote the memo?", "C. J. Hughes"),
-    ],
-)
-def test_a_document_answer_keeps_its_form_and_drops_its_comment(
-    response: str, question: str, read: str
-) -> None:
-    assert text_answer(response, question) == read
-
-
-def test_a_revised_reading_is_not_the_first_one() -> None:
-    revised = "1979. Hmm, no — reading the small print again, it's © 2001."
-    assert anls(text_answer(revised, "What is the year on the copyright line?"), ["1979"]) == 0
-    flipped = (
-        "No, the door is being closed. Hmm, let me re-check the order: the gap gets wider "
-        "from frame 1 to frame 4, so yes, it's being opened."
-    )
-    assert yes_no(flipped) == "yes"
-
-
-def test_numbers_that_frame_the_asked_value_are_not_it() -> None:
-    pie = "The pie is divided into 5 segments, and the red one accounts for 19%."
-    assert relaxed_match(pie, "19", question="What is the value of the red segment?")
-    curve = "From the graph, at x = 3 the curve passes through y = 5. So f(3) = 5."
-    assert numeric_match(curve, "5", question="What is the value of f(3)?")
-
-
-@pytest.mark.parametrize(
-    ("response", "options", "letter"),
-    [
         (
             "The plant might be on the table (A) or on the floor behind it (B); the angle "
             "makes it unclear.",
@@ -467,78 +448,33 @@ def test_numbers_that_frame_the_asked_value_are_not_it() -> None:
         ),
     ],
 )
-def test_the_letter_reader_reads_sums_hedges_and_letter_texts(
+def test_the_letter_reader_settles_where_a_careful_grader_does(
     response: str, options: list[str], letter: str | None
 ) -> None:
     assert read_choice(response, option_letters(len(options)), options).letter == letter
 
 
-@pytest.mark.parametrize(
-    ("critique", "verdict"),
-    [
-        (
-            "Response 2 misses that the question asks for the smallest slice. The winner is "
-            "Response 1.",
-            "1",
-        ),
-        (
-            "La réponse 1 nomme correctement l'Arc de Triomphe. Je préfère donc la réponse 2 "
-            "pour sa richesse.",
-            "2",
-        ),
-        ("답변 2가 더 정확하지만 답변 1이 더 자세합니다. 최종적으로 답변 1을 선택합니다.", "1"),
-    ],
-)
-def test_a_named_winner_or_a_stated_preference_is_the_verdict(critique: str, verdict: str) -> None:
-    assert parse_judgement(critique).choice == verdict
+def test_a_self_correcting_math_answer_is_read_after_its_correction() -> None:
+    answer = "The answer is 6. No wait, I should also count the full rectangle — that makes 7."
+    assert not math_equal(answer, "6") and math_equal(answer, "7")
+    assert yes_no("I'm not able to tell from the information given.") == "unclear"
 
 
-@pytest.mark.parametrize(
-    ("response", "question", "read"),
-    [
-        (
-            "The check, numbered 2047, is for $1,500.00.",
-            "What is the amount of the check?",
-            "$1,500.00",
-        ),
-        ("La nota es de H. R. Clarke.", "Who is the memo from?", "H. R. Clarke"),
-        (
-            "La conférence s'appelle « World Conference on Lung Health ».",
-            "What is the name of the conference?",
-            "World Conference on Lung Health",
-        ),
-        (
-            "The vendor is Acme Supply Inc. Wait, looking again at the header, it reads Acme "
-            "Supply Co.",
-            "What is the name of the vendor?",
-            "Acme Supply Co.",
-        ),
-        (
-            "Dr. Frank Moore chaired the meeting. Hmm, no — he only opened it; the chair was "
-            "Dr. Ellen Brooks.",
-            "Who chaired the meeting?",
-            "Dr. Ellen Brooks",
-        ),
-    ],
-)
-def test_a_document_answer_is_read_in_its_own_words(
-    response: str, question: str, read: str
-) -> None:
-    assert text_answer(response, question) == read
+def test_a_revised_reading_is_not_the_first_one() -> None:
+    revised = "1979. Hmm, no — reading the small print again, it's © 2001."
+    assert anls(text_answer(revised, "What is the year on the copyright line?"), ["1979"]) == 0
+    flipped = (
+        "No, the door is being closed. Hmm, let me re-check the order: the gap gets wider "
+        "from frame 1 to frame 4, so yes, it's being opened."
+    )
+    assert yes_no(flipped) == "yes"
 
 
-@pytest.mark.parametrize(
-    ("critique", "verdict"),
-    [
-        ("Comparing the two, I find Answer 2 superior: it reads the plate as KX 4471.", "2"),
-        ("Judging by the coat and ears, I'd go with Response 2 as the better answer.", "2"),
-        ("Antwort 2 erfindet einen Hund. Daher ist Antwort 1 vorzuziehen.", "1"),
-    ],
-)
-def test_a_critic_that_finds_prefers_or_goes_with_one_has_a_verdict(
-    critique: str, verdict: str
-) -> None:
-    assert parse_judgement(critique).choice == verdict
+def test_numbers_that_frame_the_asked_value_are_not_it() -> None:
+    pie = "The pie is divided into 5 segments, and the red one accounts for 19%."
+    assert relaxed_match(pie, "19", question="What is the value of the red segment?")
+    curve = "From the graph, at x = 3 the curve passes through y = 5. So f(3) = 5."
+    assert numeric_match(curve, "5", question="What is the value of f(3)?")
 
 
 def test_a_count_it_cannot_make_picks_no_option() -> None:
