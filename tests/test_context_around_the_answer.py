@@ -119,9 +119,72 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
         ("Der Absender ist Dr. Hans Müller.", "Who is the sender?", "Dr. Hans Müller"),
         # a phrase of three words or fewer is the answer as written
         ("5 pages", "How many pages are in the fax?", "5 pages"),
+        ("It's a memorandum.", "What type of document is this?", "memorandum"),
+        (
+            "The invoice is dated 9/23/85, per the header in the upper right corner.",
+            "What is the date of the invoice?",
+            "9/23/85",
+        ),
+        (
+            "The table lists 6 samples, and the weight asked for is 2.5.",
+            "What is the weight of the sample in grams?",
+            "2.5",
+        ),
+        (
+            "The survey was conducted in 4 cities over 2 weeks, and the number of respondents "
+            "is 1,028.",
+            "What is the number of respondents?",
+            "1,028",
+        ),
+        (
+            "根据文件，会议地点是 Washington, D.C.。",
+            "Where is the meeting held?",
+            "Washington, D.C.",
+        ),
+        ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
+        ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
+        (
+            "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
+            "Who is the contact person?",
+            "Linda Reeves",
+        ),
+        (
+            "The second signature looks like R. Patel, but it could also be R. Pastel.",
+            "Who is the second signatory?",
+            "",
+        ),
+        (
+            "The Total column lists 3,920, 4,105, 4,812 and 2,760. The largest of these is 4,812.",
+            "What is the highest value in the 'Total' column?",
+            "4,812",
+        ),
+        ("Le mémo a été rédigé par C. J. Hughes.", "Who wrote the memo?", "C. J. Hughes"),
+        (
+            "The check, numbered 2047, is for $1,500.00.",
+            "What is the amount of the check?",
+            "$1,500.00",
+        ),
+        ("La nota es de H. R. Clarke.", "Who is the memo from?", "H. R. Clarke"),
+        (
+            "La conférence s'appelle « World Conference on Lung Health ».",
+            "What is the name of the conference?",
+            "World Conference on Lung Health",
+        ),
+        (
+            "The vendor is Acme Supply Inc. Wait, looking again at the header, it reads Acme "
+            "Supply Co.",
+            "What is the name of the vendor?",
+            "Acme Supply Co.",
+        ),
+        (
+            "Dr. Frank Moore chaired the meeting. Hmm, no — he only opened it; the chair was "
+            "Dr. Ellen Brooks.",
+            "Who chaired the meeting?",
+            "Dr. Ellen Brooks",
+        ),
     ],
 )
-def test_a_document_answer_is_the_value_the_question_asks_for(
+def test_a_document_answer_is_read_in_its_own_words(
     response: str, question: str, read: str
 ) -> None:
     assert text_answer(response, question) == read
@@ -207,80 +270,6 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:
     assert parse_judgement(critique).choice == verdict
-
-
-@pytest.mark.parametrize(
-    ("response", "question", "read"),
-    [
-        ("It's a memorandum.", "What type of document is this?", "memorandum"),
-        (
-            "The invoice is dated 9/23/85, per the header in the upper right corner.",
-            "What is the date of the invoice?",
-            "9/23/85",
-        ),
-        (
-            "The table lists 6 samples, and the weight asked for is 2.5.",
-            "What is the weight of the sample in grams?",
-            "2.5",
-        ),
-        (
-            "The survey was conducted in 4 cities over 2 weeks, and the number of respondents "
-            "is 1,028.",
-            "What is the number of respondents?",
-            "1,028",
-        ),
-        (
-            "根据文件，会议地点是 Washington, D.C.。",
-            "Where is the meeting held?",
-            "Washington, D.C.",
-        ),
-        ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
-        ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
-        (
-            "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
-            "Who is the contact person?",
-            "Linda Reeves",
-        ),
-        (
-            "The second signature looks like R. Patel, but it could also be R. Pastel.",
-            "Who is the second signatory?",
-            "",
-        ),
-        (
-            "The Total column lists 3,920, 4,105, 4,812 and 2,760. The largest of these is 4,812.",
-            "What is the highest value in the 'Total' column?",
-            "4,812",
-        ),
-        ("Le mémo a été rédigé par C. J. Hughes.", "Who wrote the memo?", "C. J. Hughes"),
-        (
-            "The check, numbered 2047, is for $1,500.00.",
-            "What is the amount of the check?",
-            "$1,500.00",
-        ),
-        ("La nota es de H. R. Clarke.", "Who is the memo from?", "H. R. Clarke"),
-        (
-            "La conférence s'appelle « World Conference on Lung Health ».",
-            "What is the name of the conference?",
-            "World Conference on Lung Health",
-        ),
-        (
-            "The vendor is Acme Supply Inc. Wait, looking again at the header, it reads Acme "
-            "Supply Co.",
-            "What is the name of the vendor?",
-            "Acme Supply Co.",
-        ),
-        (
-            "Dr. Frank Moore chaired the meeting. Hmm, no — he only opened it; the chair was "
-            "Dr. Ellen Brooks.",
-            "Who chaired the meeting?",
-            "Dr. Ellen Brooks",
-        ),
-    ],
-)
-def test_a_document_answer_is_read_in_its_own_words(
-    response: str, question: str, read: str
-) -> None:
-    assert text_answer(response, question) == read
 
 
 @pytest.mark.parametrize(
