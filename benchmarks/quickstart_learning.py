@@ -1,9 +1,10 @@
 """Does GRPO teach the tiny model to judge? Held-out accuracy of the warm start vs after GRPO.
 
-Builds the tiny instruct base (width 128, about 1 M parameters, trained to answer synthetic
-visual questions) and the synthetic colour pairs (the full six-colour palette and the paper's
-judge prompt by default), runs the warm start (recipes/quickstart_cpu_sft.yaml: the judge's
-format with the base's own answer first), then critic GRPO (recipes/quickstart_cpu.yaml), all
+Builds the tiny instruct base (width 128, eight attention heads, about 1 M parameters, trained
+to answer synthetic visual questions) and the synthetic colour pairs (the full six-colour
+palette and the paper's judge prompt by default), runs the warm start
+(recipes/quickstart_cpu_sft.yaml: the judge's format, with the base's own answer and the
+response that states it in the think block), then critic GRPO (recipes/quickstart_cpu.yaml), all
 on the CPU, and prints the base's accuracy on its questions and the held-out report of both
 checkpoints: accuracy with the better response first and second, position-consistent accuracy
 (right in both orders; chance is 25%), each with a 95% interval, and the gains in points.

@@ -14,6 +14,7 @@ from mmcritic.data.convert import BuildOptions
 from mmcritic.data.dataset import read_records, write_records
 from mmcritic.data.schema import DATA_FILE, Record
 from mmcritic.data.synth import synthesize
+from mmcritic.models.tiny import TinyModelSpec
 from mmcritic.train.config import Recipe, load_recipe
 from mmcritic.train.heldout import Rate
 from mmcritic.train.instruct_base import InstructSpec
@@ -22,8 +23,14 @@ from mmcritic_dev.quickstart import QuickstartData, input_paths
 
 # the critic data and model of the toy studies: the quickstart's prompt, with responses written
 # the way the synthetic policy answers, so the critic can judge that policy's answers; two colours
-# and the 0.4 M-parameter width, as their README figures were measured
-TOY_CRITIC = QuickstartData(responses="reasoned", colors=2, hidden_size=64)
+# and the 0.4 M-parameter width and heads, as their README figures were measured
+TOY_CRITIC = QuickstartData(
+    responses="reasoned",
+    colors=2,
+    hidden_size=64,
+    text_heads=TinyModelSpec.num_heads,
+    text_kv_heads=TinyModelSpec.num_kv_heads,
+)
 
 
 @dataclass(frozen=True)

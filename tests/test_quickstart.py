@@ -103,18 +103,24 @@ def test_a_quickstart_whose_reward_reads_the_wrong_index_fails_its_check(
     assert report["grpo"]["consistent_accuracy"] < report["chance"]["consistent_accuracy"]
 
 
-def test_quickstart_builds_its_base_at_the_width_and_palette_it_names(tmp_path):
+def test_quickstart_builds_its_base_at_the_width_heads_and_palette_it_names(tmp_path):
     data = QuickstartData(
-        n_train=12, n_heldout=2, colors=3, hidden_size=192, base_steps=2, base_questions=4
+        n_train=12, n_heldout=2, colors=3, hidden_size=256, base_steps=2, base_questions=4
     )
     assert data.hidden_size not in (TinyModelSpec.hidden_size, QuickstartData.hidden_size)
+    assert (data.text_heads, data.text_kv_heads) != (
+        TinyModelSpec.num_heads,
+        TinyModelSpec.num_kv_heads,
+    )
     assert data.colors not in (len(COLORS), QuickstartData.colors)
     base = prepare_inputs(tmp_path, data)
     paths = input_paths(tmp_path)
-    assert base["settings"]["model"]["hidden_size"] == 192 and "all" in base["accuracy"]
+    assert base["settings"]["model"]["hidden_size"] == 256 and "all" in base["accuracy"]
     config = json.loads((paths["model"] / "config.json").read_text())
-    assert config["text_config"]["hidden_size"] == 192
-    assert config["vision_config"]["hidden_size"] == 192
+    assert config["text_config"]["hidden_size"] == 256
+    assert config["text_config"]["num_attention_heads"] == data.text_heads
+    assert config["text_config"]["num_key_value_heads"] == data.text_kv_heads
+    assert config["vision_config"]["hidden_size"] == 256
     colours = {record.meta["color"] for record in read_records(paths["train"])}
     assert colours == set(list(COLORS)[:3]), colours
     # the warm start's pairs: the same pairs, each with the base's own answer to its question
