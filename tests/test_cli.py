@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from mmcritic.cli import main
@@ -51,3 +55,17 @@ def test_a_finished_command_destroys_the_process_group_and_a_failed_one_leaves_i
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+
+
+def test_a_launched_rank_leaves_with_its_command_s_status_and_output(tmp_path):
+    # a rank of `accelerate launch` skips the interpreter's teardown: what it printed must
+    # still reach the launcher, and its status must be the command's
+    done = subprocess.run(
+        [sys.executable, "-m", "mmcritic.cli", "train", str(tmp_path / "missing.yaml")],
+        env={**os.environ, "WORLD_SIZE": "2"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "missing.yaml" in done.stdout + done.stderr
