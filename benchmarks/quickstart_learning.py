@@ -54,6 +54,19 @@ def main() -> None:
         default=QuickstartData.text_layers,
         help="the tiny model's language layers (default %(default)s)",
     )
+    parser.add_argument(
+        "--heads",
+        type=int,
+        default=QuickstartData.text_heads,
+        help="the tiny model's language attention heads (default %(default)s; each of width "
+        "hidden/heads, a multiple of 16)",
+    )
+    parser.add_argument(
+        "--kv-heads",
+        type=int,
+        default=QuickstartData.text_kv_heads,
+        help="its key/value heads (default %(default)s)",
+    )
     parser.add_argument("--no-think-suffix", action="store_true")
     parser.add_argument("--n-train", type=int, default=QuickstartData.n_train)
     parser.add_argument("--seeds", type=int, default=1, help="runs, each with its own seed")
@@ -85,6 +98,8 @@ def _learning(args: argparse.Namespace) -> dict:
             colors=args.colors,
             hidden_size=args.hidden,
             text_layers=args.layers,
+            text_heads=args.heads,
+            text_kv_heads=args.kv_heads,
             template=args.template,
             think_suffix=not args.no_think_suffix,
             seed=args.seed,
