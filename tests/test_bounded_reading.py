@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from mmcritic.eval.answers import MAX_DIGITS, answer_span, extract_numbers, parse_number
 from mmcritic.eval.protocols import PROTOCOL_NAMES, verdict_reader
 from mmcritic.eval.registry import get_task, task_names
-from mmcritic.eval.scorers import math_equal, numeric_match, open_match, relaxed_match
+from mmcritic.eval.scorers import math_equal, numeric_match, relaxed_match
 from mmcritic.eval.tasks import CriticTask, PolicyTask, Problem
+from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.vl_rewardbench.verdicts import overall_judgment
 from mmcritic.reading.final import final_answer
 from mmcritic.reading.markup import MAX_ANSWER_CHARS, json_answer, readable

@@ -8,7 +8,8 @@ import pytest
 
 from mmcritic.eval.answers import answer_span, is_cut_off, number_word
 from mmcritic.eval.choices import option_letters, read_choice
-from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match, substring_match
+from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match
+from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.rewards.parsing import parse_judgement

@@ -16,10 +16,10 @@ from mmcritic.eval.scorers import (
     levenshtein,
     math_equal,
     numeric_match,
-    open_match,
     relaxed_match,
-    substring_match,
 )
+from mmcritic.eval.tasks.mmmu_val.scoring import open_match
+from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import final_answer

@@ -6,7 +6,6 @@ returns a score in [0, 1]. Aggregation over samples lives in `mmcritic.eval.metr
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Sequence
@@ -15,38 +14,28 @@ from rapidfuzz.distance import Levenshtein
 
 from mmcritic.eval.answers import (
     ASIDE,
-    KEY_INDICATORS,
     MAX_DIGITS,
     Number,
     answer_span,
     extract_numbers,
-    holds_digit,
-    integer_value,
     is_cut_off,
-    latex_fractions,
     number_value,
     number_word,
     parse_number,
     plain_words,
-    shortest_key_tail,
-    stated_count,
 )
-from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice, rejected_before
+from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import (
-    LONG_ASIDE,
     YEAR,
     hedges_after,
-    sentences,
-    settled_part,
-    states_reading,
     subject_answer,
     subject_core,
 )
-from mmcritic.reading.structure import HEDGES, reading_of
+from mmcritic.reading.structure import reading_of
 
 ANLS_THRESHOLD = 0.5
 _NONE_STATED = re.compile(
@@ -68,16 +57,6 @@ _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
 _APPROXIMATION_ASIDE = re.compile(
     r"\(\s*(?:≈|~|approx\.?|approximately|about|roughly)\s*(?P<value>[^()]*)\)", re.IGNORECASE
 )
-# a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
-# (starting inside a run of digits reads the same as at its start)
-_QUANTITY = re.compile(
-    r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
-)
-_UNIT_SCALE = {
-    "mm": 1e-3, "cm": 1e-2, "km": 1e3, "mg": 1e-6, "kg": 1.0, "ms": 1e-3,
-    "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
-}  # fmt: skip
-_FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 # a number with its percent sign; not one glued to a Latin letter, which labels ("Q3", "FY2022")
 _NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-z])(-?\d+(?:\.\d+)?)\s*(%|percent)?")
 RELAXED_TOLERANCE = 0.05
@@ -91,23 +70,6 @@ _POWER = r"(?:\^|\*\*)\s*[{(]?\s*[-+]?"
 _UNVERIFIABLE = re.compile(
     rf"\d{{{MAX_DIGITS + 1}}}|{_POWER}\d{{4}}|{_POWER}\d+\s*{_POWER}|\d{{4}}\s*!"
 )
-# a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
-# the field value"
-# a closing sentence that states the reading the question asks for: "The invoice number is X."
-_RESTATED_READING = re.compile(r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads)\s+\S", re.I)
-_CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
-# context after a reading that names the runners-up or what it is not: "the United States,
-# followed by Brazil and India", "WARDEN, not GARDEN", "Coke, ahead of Pepsi"
-_OTHERS_AFTER = re.compile(
-    r",?\s+(?:followed\s+by|compared\s+(?:with|to)|ahead\s+of|versus|vs\.?|rather\s+than)\s"
-    r"|,\s*not\s",
-    re.IGNORECASE,
-)
-# two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
-_TWO_READINGS = re.compile(
-    rf"{HEDGES}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
-    re.IGNORECASE,
-)
 # bare values on lines of their own and nothing else
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 # a value told beside a text answer: "Q3 with 21", "Norway at about 45%"
@@ -115,7 +77,6 @@ _VALUE_BESIDE = re.compile(
     r"\s+(?:with|at)\s+(?:about\s+|around\s+|approximately\s+|nearly\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"[.;!?\n]")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -165,7 +126,7 @@ def relaxed_match(
     if _VALUE_LINES.fullmatch(prediction) and len(set(prediction.split())) > 1:
         return False  # "2016\n2017": two values, one on each line
     span = answer_span(prediction, question)
-    expected = parse_number(target) if _is_plain_number(target) else None
+    expected = parse_number(target) if is_plain_number(target) else None
     if expected is None:
         wanted = plain_words(target)
         stated = (text_answer(prediction, question), span, prediction)
@@ -231,7 +192,7 @@ def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> boo
     return any(_within(p, e, tolerance) for p, e in candidates)
 
 
-def _is_plain_number(text: str) -> bool:
+def is_plain_number(text: str) -> bool:
     stripped = text.strip().rstrip(".").replace(",", "").removesuffix("%").strip()
     try:
         float(stripped)
@@ -274,111 +235,6 @@ def levenshtein(left: str, right: str) -> int:
 def closest_option(prediction: str, options: Sequence[str]) -> str:
     """The option with the smallest edit distance to the prediction (MathVista's fallback)."""
     return min(options, key=lambda option: levenshtein(prediction, str(option)))
-
-
-def open_match(prediction: str, target: str | Sequence[str]) -> bool:
-    """MMMU's `eval_open` on the answer its `parse_open_response` finds: the part after the last
-    key phrase ("is ", "so ", "therefore ", "answer ", "=" ...) of the response. A numeric target
-    matches a number there rounded to two decimals; a text target matches when it occurs there
-    (a one-letter target only as a word). A target written as a Python list means "any of
-    these". Deliberate differences, as a careful grader reads an answer: MMMU keeps the key part
-    of every line, so a number from the reasoning ("There are 16 bars.\nSo the answer is 14.")
-    can match, where here only the last line that has a key part counts; a fraction counts as
-    its value (`1/3` is 0.33) and a quantity also in its base unit (`50 cm` is 0.5 m); a text
-    target must be stated as whole words and not rejected ("methylbenzene" and "meiosis, not
-    mitosis" do not state benzene or mitosis)."""
-    golds = _targets(target)
-    numeric = any(_is_plain_number(gold) for gold in golds)
-    key = latex_fractions(mmmu_key_answer(prediction, numeric))
-    concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
-    key = f" {concluded if holds_digit(concluded) else key} "
-    sentence = _sentence_at(prediction, key.strip())
-    if reading_of(key).has("alternatives") or reading_of(sentence).has("alternatives"):
-        return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
-    # "a cube, which has twelve edges": number words count where no digit states a number
-    numbers = {
-        round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
-    }
-    numbers |= {round(a / b, 2) for a, b in _fractions(key)}
-    numbers |= {
-        round(value * _UNIT_SCALE[unit.lower()], 2)
-        for numeral, unit in _QUANTITY.findall(key)
-        if unit.lower() in _UNIT_SCALE and (value := number_value(numeral)) is not None
-    }
-    for gold in golds:
-        value = parse_number(gold) if _is_plain_number(gold) else None
-        if value is not None and not value.percent:
-            if round(value.value, 2) in numbers:
-                return True
-            continue
-        if _states_text(key, gold.strip().lower()):
-            return True
-    return False
-
-
-def _fractions(text: str) -> list[tuple[int, int]]:
-    """(numerator, denominator) of each plain fraction ("1/3") of a usable size, nonzero below."""
-    parts = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(text)]
-    return [(a, b) for a, b in parts if a is not None and b]
-
-
-def _sentence_at(text: str, part: str) -> str:
-    """The sentence of `text` in which `part` (lower-cased, as MMMU's key part is) begins."""
-    at = text.lower().find(part[:30]) if part else -1
-    if at < 0:
-        return ""
-    start = 0
-    for sentence in sentences(text):
-        start = text.find(sentence, start)
-        if start <= at < start + len(sentence):
-            return sentence
-    return ""
-
-
-def _states_text(answer: str, gold: str) -> bool:
-    """Whether the answer states `gold` as whole words, not only to reject it ("meiosis, not
-    mitosis"), and not as part of another word ("methylbenzene" is not "benzene")."""
-    if not gold:
-        return False
-    return any(
-        not rejected_before(answer, match.start())
-        for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
-    )
-
-
-def mmmu_key_answer(response: str, numeric: bool = False) -> str:
-    """The key part of a free answer, after MMMU's `get_key_subresponses`: per line, the text
-    after the indicator that leaves the shortest tail; the last line that has one. For a numeric
-    target, the last sentence whose key part holds a number, with `=` and `≈` as indicators
-    ("NPV = ... ≈ 387. Since the NPV is positive, the project should be accepted." is 387)."""
-    if numeric:
-        for sentence in reversed(sentences(response.lower())):
-            tails = [
-                tail.strip()
-                for word in (*KEY_INDICATORS, "=", "≈")
-                if word in sentence and re.search(r"\d", tail := sentence.split(word)[-1])
-            ]
-            if tails:
-                return min(tails, key=len).strip(".")
-    lines = response.strip().strip(".").lower().split("\n")
-    key = None
-    for index, line in enumerate(lines):
-        last = index == len(lines) - 1
-        tail = shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))
-        key = tail if tail is not None else key
-    return key if key is not None else response.strip().lower()
-
-
-def _targets(target: str | Sequence[str]) -> list[str]:
-    if isinstance(target, str):
-        if target.strip().startswith("["):
-            try:
-                parsed = ast.literal_eval(target.strip())
-            except (ValueError, SyntaxError):
-                return [target]
-            return [str(item) for item in parsed] if isinstance(parsed, list) else [target]
-        return [target]
-    return [str(item) for item in target]
 
 
 def math_equal(prediction: str, target: str, question: str = "") -> bool:
@@ -490,88 +346,6 @@ def _verify(prediction: str, target: str) -> bool:
 
 def _squash(text: str) -> str:
     return "".join(text.lower().split()).rstrip(".")
-
-
-def substring_match(
-    prediction: str, targets: Sequence[str], ignore_spaces: bool = False, question: str = ""
-) -> bool:
-    """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
-    spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept
-    (`X^2` is not `x^2`). Follows lmms-eval's ocrbench utils, with Unicode compatibility
-    folding added so fullwidth text (`ＳＴＯＰ`) reads as what it shows, and read as a careful
-    grader reads it: an answer that offers two readings commits to neither; one that turns away
-    from a first reading ("looks like GARDEN, but ... the word is WARDEN") is read from the
-    turn on; a long parenthetical aside ("(the main line, 202-862-4510, is printed above
-    it)") and what follows the reading to name others ("the United States, followed by
-    Brazil", "WARDEN, not GARDEN") are context, not the reading, as is a paragraph explaining a
-    reading given alone on the first line. A yes/no target is read as the yes or no the answer
-    gives ("Yes. ... 'Knowing God'" does not contain "no"); given the question, a "how many"
-    answer is read as its count of what is asked ("The legend lists 12 regions, and 9 countries
-    are highlighted" states 9), and a last sentence that restates what it asks for ("...; the
-    sender is Dennis Lowe.") as the reading."""
-    if all(plain_words(str(target)) in ("yes", "no") for target in targets):
-        return yes_no(prediction) in {plain_words(str(target)) for target in targets}
-    two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
-    if reading_of(prediction).has("alternatives") or two:
-        return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
-    counted = stated_count(prediction, question)
-    prediction = counted or _first_line_reading(prediction)
-    settled = settled_part(prediction)
-    # "... 48, 52 and 60 ..., so the tallest is 60"
-    concluded = reading_of(settled).parts("conclusion")[-1]
-    settled = concluded if states_reading(concluded) else settled
-    read = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
-    first = sentences(read)
-    if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
-        read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
-    elif len(first) > 1 and _restates_a_named_reading(first, question):
-        read = first[-1]  # "... order number A-4471 and invoice number A-4417. The invoice
-        # number is A-4417."
-    if not ignore_spaces:
-        read = _without_others(read)
-    predicted = _ocr_form(read, ignore_spaces)
-    return any(
-        (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
-        for target in targets
-    )
-
-
-def _restates_a_named_reading(parts: list[str], question: str) -> bool:
-    """Whether the last sentence states the reading of something the earlier ones named among
-    others ("... order number A-4471 and invoice number A-4417. The invoice number is ...") or
-    the question asks for ("...; the sender is Dennis Lowe." for "Who is the sender?")."""
-    restated = _RESTATED_READING.match(parts[-1])
-    named = restated.group(1).strip().lower() if restated else ""
-    return bool(named) and named in " ".join([*parts[:-1], question]).lower()
-
-
-def _first_line_reading(text: str) -> str:
-    """The reading a response gives alone on its first line, before a paragraph that explains
-    it ("clearly\n\nThe first letters could be mistaken for ... 'dearly', but ..."); else the
-    whole response, and when the paragraph corrects the first line."""
-    first, blank, rest = text.strip().partition("\n\n")
-    bare = first.strip().strip("*\"'")
-    explains = rest.strip() and not reading_of(rest).has("correction")  # not "Wait, ... it is a Y"
-    if blank and explains and 0 < len(bare.split()) <= 3 and not bare.endswith(":"):
-        return first
-    return text
-
-
-def _without_others(text: str) -> str:
-    """The text without what follows a reading to name others, up to the end of that clause
-    ("the United States, followed by Brazil and India."; "so it is a Y, not a V. The word is
-    LIBERTY."), when the text before it states a reading of its own."""
-    kept = text
-    for other in reversed(list(_OTHERS_AFTER.finditer(text))):
-        end = _CLAUSE_END.search(text, other.end())
-        if states_reading(text[: other.start()]):
-            kept = kept[: other.start()] + kept[end.start() if end else len(text) :]
-    return kept
-
-
-def _ocr_form(text: str, formula: bool) -> str:
-    text = fold(text).strip().replace("\n", " ")
-    return text.replace(" ", "") if formula else " ".join(text.lower().split())
 
 
 def letter_score(

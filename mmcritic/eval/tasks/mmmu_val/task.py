@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval import metrics
-from mmcritic.eval.scorers import open_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import (
     MC_INSTRUCTION,
@@ -14,6 +13,7 @@ from mmcritic.eval.tasks.common import (
     lettered,
     mc_score,
 )
+from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 
 HEADLINE = "accuracy"
 # the images a question or its options refer to: "<image 2>"
@@ -44,7 +44,7 @@ def build_problem(row: Row) -> Problem:
 
 
 def score(answer: str, problem: Problem) -> Scored:
-    """The option letter (`common.mc_score`), or MMMU's open-answer match (`scorers.open_match`)."""
+    """The option letter (`common.mc_score`), or MMMU's open-answer match (`scoring.open_match`)."""
     if problem.meta["question_type"] == "multiple-choice":
         return mc_score(answer, problem)
     return Scored(answer, float(open_match(answer, problem.target)))

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from mmcritic.eval import metrics
 from mmcritic.eval.metrics import Record
-from mmcritic.eval.scorers import substring_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import as_list
+from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 
 HEADLINE = "accuracy"
 
@@ -23,7 +23,7 @@ def build_problem(row: Row) -> Problem:
 
 
 def score(answer: str, problem: Problem) -> Scored:
-    """A reference contained in the answer (`scorers.substring_match`), spaces ignored for a
+    """A reference contained in the answer (`scoring.substring_match`), spaces ignored for a
     handwritten formula (HME100k)."""
     formula = problem.meta["dataset"] == "HME100k"
     matched = substring_match(answer, problem.target, formula, question=problem.question)

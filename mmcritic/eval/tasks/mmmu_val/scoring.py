@@ -1,0 +1,140 @@
+"""MMMU's open-answer rule: its `parse_open_response` and `eval_open`, read as a careful grader
+reads an answer."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+
+from mmcritic.eval.answers import (
+    KEY_INDICATORS,
+    extract_numbers,
+    holds_digit,
+    integer_value,
+    latex_fractions,
+    number_value,
+    number_word,
+    parse_number,
+    shortest_key_tail,
+)
+from mmcritic.eval.choices import rejected_before
+from mmcritic.eval.scorers import is_plain_number
+from mmcritic.reading.statements import sentences
+from mmcritic.reading.structure import reading_of
+
+# a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
+# (starting inside a run of digits reads the same as at its start)
+_QUANTITY = re.compile(
+    r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
+)
+_UNIT_SCALE = {
+    "mm": 1e-3, "cm": 1e-2, "km": 1e3, "mg": 1e-6, "kg": 1.0, "ms": 1e-3,
+    "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
+}  # fmt: skip
+_FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
+
+
+def open_match(prediction: str, target: str | Sequence[str]) -> bool:
+    """MMMU's `eval_open` on the answer its `parse_open_response` finds: the part after the last
+    key phrase ("is ", "so ", "therefore ", "answer ", "=" ...) of the response. A numeric target
+    matches a number there rounded to two decimals; a text target matches when it occurs there
+    (a one-letter target only as a word). A target written as a Python list means "any of
+    these". Deliberate differences, as a careful grader reads an answer: MMMU keeps the key part
+    of every line, so a number from the reasoning ("There are 16 bars.\nSo the answer is 14.")
+    can match, where here only the last line that has a key part counts; a fraction counts as
+    its value (`1/3` is 0.33) and a quantity also in its base unit (`50 cm` is 0.5 m); a text
+    target must be stated as whole words and not rejected ("methylbenzene" and "meiosis, not
+    mitosis" do not state benzene or mitosis)."""
+    golds = _targets(target)
+    numeric = any(is_plain_number(gold) for gold in golds)
+    key = latex_fractions(mmmu_key_answer(prediction, numeric))
+    concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
+    key = f" {concluded if holds_digit(concluded) else key} "
+    sentence = _sentence_at(prediction, key.strip())
+    if reading_of(key).has("alternatives") or reading_of(sentence).has("alternatives"):
+        return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
+    # "a cube, which has twelve edges": number words count where no digit states a number
+    numbers = {
+        round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
+    }
+    numbers |= {round(a / b, 2) for a, b in _fractions(key)}
+    numbers |= {
+        round(value * _UNIT_SCALE[unit.lower()], 2)
+        for numeral, unit in _QUANTITY.findall(key)
+        if unit.lower() in _UNIT_SCALE and (value := number_value(numeral)) is not None
+    }
+    for gold in golds:
+        value = parse_number(gold) if is_plain_number(gold) else None
+        if value is not None and not value.percent:
+            if round(value.value, 2) in numbers:
+                return True
+            continue
+        if _states_text(key, gold.strip().lower()):
+            return True
+    return False
+
+
+def _fractions(text: str) -> list[tuple[int, int]]:
+    """(numerator, denominator) of each plain fraction ("1/3") of a usable size, nonzero below."""
+    parts = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(text)]
+    return [(a, b) for a, b in parts if a is not None and b]
+
+
+def _sentence_at(text: str, part: str) -> str:
+    """The sentence of `text` in which `part` (lower-cased, as MMMU's key part is) begins."""
+    at = text.lower().find(part[:30]) if part else -1
+    if at < 0:
+        return ""
+    start = 0
+    for sentence in sentences(text):
+        start = text.find(sentence, start)
+        if start <= at < start + len(sentence):
+            return sentence
+    return ""
+
+
+def _states_text(answer: str, gold: str) -> bool:
+    """Whether the answer states `gold` as whole words, not only to reject it ("meiosis, not
+    mitosis"), and not as part of another word ("methylbenzene" is not "benzene")."""
+    if not gold:
+        return False
+    return any(
+        not rejected_before(answer, match.start())
+        for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
+    )
+
+
+def mmmu_key_answer(response: str, numeric: bool = False) -> str:
+    """The key part of a free answer, after MMMU's `get_key_subresponses`: per line, the text
+    after the indicator that leaves the shortest tail; the last line that has one. For a numeric
+    target, the last sentence whose key part holds a number, with `=` and `≈` as indicators
+    ("NPV = ... ≈ 387. Since the NPV is positive, the project should be accepted." is 387)."""
+    if numeric:
+        for sentence in reversed(sentences(response.lower())):
+            tails = [
+                tail.strip()
+                for word in (*KEY_INDICATORS, "=", "≈")
+                if word in sentence and re.search(r"\d", tail := sentence.split(word)[-1])
+            ]
+            if tails:
+                return min(tails, key=len).strip(".")
+    lines = response.strip().strip(".").lower().split("\n")
+    key = None
+    for index, line in enumerate(lines):
+        last = index == len(lines) - 1
+        tail = shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))
+        key = tail if tail is not None else key
+    return key if key is not None else response.strip().lower()
+
+
+def _targets(target: str | Sequence[str]) -> list[str]:
+    if isinstance(target, str):
+        if target.strip().startswith("["):
+            try:
+                parsed = ast.literal_eval(target.strip())
+            except (ValueError, SyntaxError):
+                return [target]
+            return [str(item) for item in parsed] if isinstance(parsed, list) else [target]
+        return [target]
+    return [str(item) for item in target]
