@@ -339,6 +339,12 @@ def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> Non
             ["Dennis Lowe"],
             True,
         ),
+        (
+            "There are 12 countries in the chart, and Germany's value is 8.",
+            "What is the value for Germany?",
+            ["12"],
+            False,
+        ),
     ],
 )
 def test_ocr_containment_reads_what_the_answer_settles_on(
@@ -436,6 +442,40 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["0.2 A", "0.4 A", "2 A", "4 A"],
             "B",
         ),
+        # a conclusion that ends on one letter, after options discussed or alternatives weighed
+        (
+            "(A) 1/2 would need two triangles shaded, and (E) 1/8 would need the triangles to "
+            "be split again. The diagonals cut the square into 4 congruent triangles and one is "
+            "shaded, so the fraction is 1/4, option **C**.",
+            ["1/2", "1/3", "1/4", "1/6", "1/8"],
+            "C",
+        ),
+        (
+            "- Removing 4 leaves 16, and 1 + 7 = 3 + 5 = 8 ✓\n- Removing 1, 3, 5 or 7 leaves an "
+            "odd sum ✗\n\nSo the number not used is 4, option **(C)**.",
+            ["1", "3", "4", "5", "7"],
+            "C",
+        ),
+        # options a conclusion sets aside are no pick
+        (
+            "B. It runs on rails set into the road, so it is a tram rather than a bus (A) or a "
+            "truck (C).",
+            ["A bus", "A tram", "A truck"],
+            "B",
+        ),
+        # reasoning cut off at a verb or a preposition still waiting for what it says
+        (
+            "Let's think step by step. First, the video shows the piston moving down with the "
+            "intake valve open, which means",
+            ["Intake", "Compression", "Power", "Exhaust"],
+            None,
+        ),
+        (
+            "Step 1: The layers from outside in: corona, chromosphere, photosphere, core.\n"
+            "Step 2: Temperature generally increases toward",
+            ["corona", "photosphere", "core", "chromosphere"],
+            None,
+        ),
     ],
 )
 def test_the_letter_reader_settles_where_a_careful_grader_does(
@@ -470,3 +510,17 @@ def test_numbers_that_frame_the_asked_value_are_not_it() -> None:
 def test_a_count_it_cannot_make_picks_no_option() -> None:
     refusal = "I'm unable to count the three-pointers accurately because shots happen off-camera."
     assert read_choice(refusal, list("ABCD"), ["One.", "Two.", "Three.", "Four."]).letter is None
+
+
+def test_a_clause_that_sums_states_the_value() -> None:
+    total = "81% of Democrats and 14% of Republicans approve, which adds up to 95."
+    question = "What's the total of Democrats and Republicans who approve?"
+    assert relaxed_match(total, "95", question=question)
+    assert not relaxed_match(total, "14", question=question)
+
+
+def test_a_count_in_another_language_is_its_number_but_an_article_is_not_one() -> None:
+    how_many = "How many people are crossing the street?"
+    assert numeric_match("Hay cuatro personas cruzando la calle.", "4", question=how_many)
+    assert numeric_match("Auf der Bank sitzen drei Personen.", "3", question=how_many)
+    assert number_word("Es una persona. Il y a un chat.") == "Es una persona. Il y a un chat."

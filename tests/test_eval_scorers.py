@@ -18,6 +18,7 @@ from mmcritic.eval.scorers import (
     numeric_match,
     relaxed_match,
 )
+from mmcritic.eval.tasks import Problem
 from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
@@ -518,6 +519,22 @@ def test_a_conclusion_or_a_labelled_result_after_the_equations_is_the_answer():
     assert numeric_match("The graph crosses at x = −2, x = 0 and x = 2, so it has 3 zeros.", 3)
     assert math_equal("x + 1 = −x + 5\n2x = 4\nx = 2\ny = 3\nIntersection: (2, 3)", "(2,3)")
     assert not math_equal("∠ABC = 180° − 50° = 130°.\nSo ∠ABC is 50° or 130°.", "130")
+
+
+def test_docvqa_reads_a_number_with_the_asked_word_before_it_as_either_gold_writes_it():
+    task = get_task("docvqa_val")
+    answer = "The building has 4 floors; the meeting room is Room 210."
+    for gold in ("Room 210", "210"):
+        problem = Problem("What is the room number?", [gold], question="What is the room number?")
+        assert task.score(answer, problem).score == 1.0
+
+
+def test_mathvision_scores_a_letter_that_contradicts_its_value_as_no_pick():
+    task = get_task("mathvision_testmini")
+    options = ["10", "15", "30", "31", "60"]
+    problem = Problem("What is the volume?", "C", meta={"options": options, "subject": ""})
+    assert task.score("The volume is 2 × 3 × 5 = 30 cubic units. (D)", problem).score == 0.0
+    assert task.score("The volume is 2 × 3 × 5 = 30 cubic units.", problem).score == 1.0
 
 
 def test_docvqa_keeps_an_amount_with_its_scale_and_a_count_in_words_as_written():

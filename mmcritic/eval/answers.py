@@ -82,14 +82,24 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
-# the answers read are English; Chinese numerals are read only as counts (`_CJK_COUNT`)
+# English number words, and other languages' from two up ("cuatro personas"): their "one" is
+# also their indefinite article ("una persona"); Chinese and Japanese numerals, which no space
+# delimits, are read only as counts (`_CJK_COUNT`)
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
+_ANY_NUMBER_WORD = {
+    **{word: str(value) for word, value in number_words().items() if value > 1},
+    **NUMBER_WORDS,
+}
+_IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_WORD_DIGITS = {
+    word: value for word, value in _ANY_NUMBER_WORD.items() if not _IDEOGRAPHS.search(word)
+}
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
 _UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
 _NUMBER_WORD = re.compile(
     rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
-    rf"|(?P<word>{'|'.join(NUMBER_WORDS)}))\b"
+    rf"|(?P<word>{'|'.join(_WORD_DIGITS)}))\b"
     r"(?!-[^\W\d_])",  # not the first part of a compound word: "three-digit", "one-way"
     re.IGNORECASE,
 )
@@ -115,7 +125,8 @@ _UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
 # the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ..."
 _COPULA = re.compile(
     r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
-    r"reached|reaches|came\s+to|comes\s+to|measures?|measured|points?\s+(?:at|to)|"
+    r"reached|reaches|came\s+to|comes\s+to|(?:adds?|added|adding)\s+up\s+to|sums?\s+to|"
+    r"measures?|measured|points?\s+(?:at|to)|"
     r"accounts?\s+for)\b",
     re.IGNORECASE,
 )
@@ -130,7 +141,9 @@ _TOTAL = re.compile(
 _DANGLING = re.compile(
     r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|on|with|for|"
     # "12 in" is inches; an operator after a space is a sum left open ("20 × 4 /"), not "C++"
-    r"from|by|that|which|because|(?<![\d.]\s)in)\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$",
+    r"from|by|that|which|because|(?<![\d.]\s)in|toward|towards|into|onto|through|between|"
+    r"than|as|like|via|among|during|until|against|(?:which|this|that)\s+(?:means|shows|"
+    r"indicates|suggests|implies))\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$",
     re.I,
 )
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
@@ -355,7 +368,7 @@ def _cjk_digits(match: re.Match) -> str:
 
 def _digits(match: re.Match) -> str:
     if match.group("word"):
-        return NUMBER_WORDS[match.group("word").lower()]
+        return _WORD_DIGITS[match.group("word").lower()]
     unit = match.group("unit")
     return str(TENS[match.group("tens").lower()] + (int(NUMBER_WORDS[unit.lower()]) if unit else 0))
 

@@ -118,6 +118,8 @@ _ITEM_LEFT_OPEN = re.compile(
 # a term of a sum: an operator after it ("10 × 1/2", "24 − 6 − 10 = 8")
 _OPERAND = re.compile(r"\s*[-+−×*/·÷=]")
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
+# an option named last in a sentence: "..., option (C).", "so the answer is C"
+_LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
     r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
@@ -235,6 +237,9 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
     letter, end = ("", 0) if reading_of(core).has("correction") else _opening_letter(core)
+    concluded = _concluded_letter(core, letters) if letter else None
+    if concluded not in (None, letter):
+        return Choice(concluded, "concluded")  # "(A) 1/2 would need ..., so it is 1/4, option C"
     if letter and letter in letters:
         if _names_another_option(core[end:], letter, letters, options):
             return Choice(None, "contradiction")  # "(D) 3" where 3 is option A: a guess
@@ -246,6 +251,16 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     return _reasoned_pick(core, letters, options)
 
 
+def _concluded_letter(core: str, letters: Sequence[str]) -> str | None:
+    """The letter a closing conclusion ends on and names alone ("..., so the fraction is 1/4,
+    option (C)."; not "so it is a tram rather than a bus (A) or a truck (C)."); None when the
+    answer ends on no conclusion or the conclusion on no letter."""
+    parts = reading_of(core).parts("conclusion")
+    last = _LETTER_AT_END.search(parts[-1]) if len(parts) > 1 else None
+    named = [x for x in letters if _letter_mention(x).search(f" {parts[-1]} ")]
+    return last.group(1) if last and named == [last.group(1)] else None
+
+
 def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     """The option a reasoned answer settles on: for the options yes and no, when it names no
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
@@ -254,6 +269,9 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     by_meaning = None if named else _yes_or_no_option(core, letters, options)
     if by_meaning is not None:
         return by_meaning
+    concluded = _concluded_letter(core, letters)
+    if concluded is not None:
+        return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
     if _undecided(core, letters, options, text_hits):

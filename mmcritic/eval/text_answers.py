@@ -248,7 +248,8 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
     if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
-        return numbers[0]  # "A total of 240 participants were enrolled."
+        # "A total of 240 participants were enrolled."; "... is Room 210" as written, if kept
+        return _with_asked_word(clause, numbers[0], question) if keep_asked_words else numbers[0]
     tail = (
         _in_range(clause, question)
         or _after_asked_preposition(clause, question)
@@ -259,6 +260,14 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         tail = _APPOSITIVE.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President of ..."
     tail = _VALUE_PREPOSITION.sub("", tail)  # "is for $1,500.00"
     return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
+
+
+def _with_asked_word(clause: str, number: str, question: str) -> str:
+    """The number with the word before it when the question asks for that word ("the meeting
+    room is Room 210" for "What is the room number?"), as a gold may write it."""
+    before = re.search(rf"([^\W\d_]+)\s+{re.escape(number)}", clause)
+    asked = before and before.group(1).lower() in content_words(question)
+    return f"{before.group(1)} {number}" if asked else number
 
 
 def _settled(answer: str) -> str:

@@ -5,10 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mmcritic.eval.answers import plain_words, stated_count
+from mmcritic.eval.answers import holds_digit, plain_words, stated_count, value_strength
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.markup import fold
-from mmcritic.reading.statements import LONG_ASIDE, sentences, settled_part, states_reading
+from mmcritic.reading.statements import (
+    LONG_ASIDE,
+    main_clause,
+    sentences,
+    settled_part,
+    states_reading,
+    stating_clause,
+)
 from mmcritic.reading.structure import HEDGES, reading_of
 
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
@@ -55,7 +62,7 @@ def substring_match(
     two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
     if reading_of(prediction).has("alternatives") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
-    counted = stated_count(prediction, question)
+    counted = stated_count(prediction, question) or _value_beside_a_count(prediction, question)
     prediction = counted or _first_line_reading(prediction)
     settled = settled_part(prediction)
     # "... 48, 52 and 60 ..., so the tallest is 60"
@@ -84,6 +91,15 @@ def _restates_a_named_reading(parts: list[str], question: str) -> bool:
     restated = _RESTATED_READING.match(parts[-1])
     named = restated.group(1).strip().lower() if restated else ""
     return bool(named) and named in " ".join([*parts[:-1], question]).lower()
+
+
+def _value_beside_a_count(text: str, question: str) -> str | None:
+    """The clause that states a value when the answer opens by counting things ("There are 12
+    countries in the chart, and Germany's value is 8." states 8); None otherwise."""
+    if not holds_digit(text) or value_strength(main_clause(text)) > 0:
+        return None
+    clause = stating_clause(text, question, holds_digit, value_strength)
+    return clause if clause is not None and value_strength(clause) == 2 else None
 
 
 def _first_line_reading(text: str) -> str:
