@@ -14,6 +14,8 @@ from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.rewards.parsing import parse_judgement
 
+OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
+
 
 @pytest.mark.parametrize(
     ("response", "question", "gold"),
@@ -463,6 +465,8 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["A bus", "A tram", "A truck"],
             "B",
         ),
+        ("B. Paris. The capital of France is Paris, so it is not A.", OPTIONS, "B"),
+        ("B\n\nIt is Paris, hence not option A.", OPTIONS, "B"),
         # reasoning cut off at a verb or a preposition still waiting for what it says
         (
             "Let's think step by step. First, the video shows the piston moving down with the "

@@ -253,12 +253,17 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 
 def _concluded_letter(core: str, letters: Sequence[str]) -> str | None:
     """The letter a closing conclusion ends on and names alone ("..., so the fraction is 1/4,
-    option (C)."; not "so it is a tram rather than a bus (A) or a truck (C)."); None when the
-    answer ends on no conclusion or the conclusion on no letter."""
+    option (C)."; not "so it is a tram rather than a bus (A) or a truck (C).", nor "so it is
+    not A."); None when the answer ends on no conclusion or the conclusion on no letter."""
     parts = reading_of(core).parts("conclusion")
     last = _LETTER_AT_END.search(parts[-1]) if len(parts) > 1 else None
+    if last is None or rejected_before(parts[-1], last.start()):
+        return None
+    negation = reading_of(parts[-1]).last("negation")  # "so it cannot be A", not "not used"
+    if negation is not None and len(parts[-1][negation.end : last.start()].split()) <= 2:
+        return None
     named = [x for x in letters if _letter_mention(x).search(f" {parts[-1]} ")]
-    return last.group(1) if last and named == [last.group(1)] else None
+    return last.group(1) if named == [last.group(1)] else None
 
 
 def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
