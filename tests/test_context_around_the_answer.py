@@ -185,6 +185,16 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "Who chaired the meeting?",
             "Dr. Ellen Brooks",
         ),
+        (
+            "The value for 1985 is 13%. Wait, I misread it — the 1985 column shows 31%.",
+            "What is the percentage for 1985?",
+            "31%",
+        ),
+        (
+            "Der Name des Instituts lautet „Tobacco Institute“.",
+            "What is the name of the institute?",
+            "Tobacco Institute",
+        ),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(
@@ -345,6 +355,12 @@ def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> Non
             "There are 12 countries in the chart, and Germany's value is 8.",
             "What is the value for Germany?",
             ["12"],
+            False,
+        ),
+        (
+            "It's likely Heineken or Carlsberg, judging by the green label.",
+            "what brand of beer is this?",
+            ["heineken"],
             False,
         ),
     ],

@@ -116,7 +116,7 @@ _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
 # not "The 'Online' category is ...")
 _QUOTED = re.compile(
-    r"[\"“«]\s?([^\"”»\n]{1,80}?)\s?[\"”»]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)"
+    r"[\"“«„]\s?([^\"”»“\n]{1,80}?)\s?[\"”»“]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)"
 )
 
 
