@@ -481,6 +481,21 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["A bus", "A tram", "A truck"],
             "B",
         ),
+        # a closing statement that ends on one letter, after options discussed with theirs
+        (
+            "A resistor dissipates energy rather than storing it, and an inductor (B) stores "
+            "energy in a magnetic field. Storing energy between two plates describes a "
+            "**capacitor — C**.",
+            ["Resistor", "Inductor", "Capacitor", "Diode"],
+            "C",
+        ),
+        (
+            "Simple cubic (A) has atoms only at the corners. With one atom at the body center, "
+            "this is **B. Body-centered cubic**.",
+            ["Simple cubic", "Body-centered cubic", "Face-centered cubic"],
+            "B",
+        ),
+        ("The camera is moving left when shooting the video. (B)", ["left", "right"], None),
         ("B. Paris. The capital of France is Paris, so it is not A.", OPTIONS, "B"),
         ("B\n\nIt is Paris, hence not option A.", OPTIONS, "B"),
         # reasoning cut off at a verb or a preposition still waiting for what it says

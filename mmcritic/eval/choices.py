@@ -237,7 +237,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
     letter, end = ("", 0) if reading_of(core).has("correction") else _opening_letter(core)
-    concluded = _concluded_letter(core, letters) if letter else None
+    concluded = _concluded_letter(core, letters, options) if letter else None
     if concluded not in (None, letter):
         return Choice(concluded, "concluded")  # "(A) 1/2 would need ..., so it is 1/4, option C"
     if letter and letter in letters:
@@ -251,18 +251,28 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     return _reasoned_pick(core, letters, options)
 
 
-def _concluded_letter(core: str, letters: Sequence[str]) -> str | None:
-    """The letter a closing conclusion ends on and names alone ("..., so the fraction is 1/4,
-    option (C)."; not "so it is a tram rather than a bus (A) or a truck (C).", nor "so it is
-    not A."); None when the answer ends on no conclusion or the conclusion on no letter."""
+def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The letter a closing conclusion ends on ("..., so the fraction is 1/4, option (C).");
+    None when the answer ends on no conclusion or the conclusion on no letter."""
     parts = reading_of(core).parts("conclusion")
-    last = _LETTER_AT_END.search(parts[-1]) if len(parts) > 1 else None
-    if last is None or rejected_before(parts[-1], last.start()):
+    return _closing_letter(parts[-1], letters, options) if len(parts) > 1 else None
+
+
+def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The letter a closing statement ends on, alone or with its own option's text, and names
+    alone ("describes a capacitor — C.", "this is B. Body-centered cubic."; not "a tram rather
+    than a bus (A) or a truck (C).", "so it is not A." nor a sentence that is only "(B)")."""
+    text = text.rstrip(_CLOSING_PUNCTUATION)
+    for letter, option in zip(letters, options, strict=False):
+        own = re.search(rf"\(?{letter}\)?[.:)]?\s*{re.escape(str(option))}$", text, re.I)
+        text = text[: own.start()] + letter if own else text
+    last = _LETTER_AT_END.search(text)
+    if last is None or not text[: last.start()].strip() or rejected_before(text, last.start()):
+        return None  # a letter alone after a statement may contradict it: "... left. (B)"
+    negation = reading_of(text).last("negation")  # "so it cannot be A", not "not used"
+    if negation is not None and len(text[negation.end : last.start()].split()) <= 2:
         return None
-    negation = reading_of(parts[-1]).last("negation")  # "so it cannot be A", not "not used"
-    if negation is not None and len(parts[-1][negation.end : last.start()].split()) <= 2:
-        return None
-    named = [x for x in letters if _letter_mention(x).search(f" {parts[-1]} ")]
+    named = [x for x in letters if _letter_mention(x).search(f" {text} ")]
     return last.group(1) if named == [last.group(1)] else None
 
 
@@ -274,7 +284,9 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     by_meaning = None if named else _yes_or_no_option(core, letters, options)
     if by_meaning is not None:
         return by_meaning
-    concluded = _concluded_letter(core, letters)
+    parts = sentences(core)
+    closing = _closing_letter(parts[-1], letters, options) if len(parts) > 1 else None
+    concluded = _concluded_letter(core, letters, options) or closing
     if concluded is not None:
         return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"
     long_answer = len(option_words(core).split()) > 5
