@@ -90,9 +90,10 @@ _ANY_NUMBER_WORD = {
     **{word: str(value) for word, value in number_words().items() if value > 1},
     **NUMBER_WORDS,
 }
-_IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _WORD_DIGITS = {
-    word: value for word, value in _ANY_NUMBER_WORD.items() if not _IDEOGRAPHS.search(word)
+    word: value
+    for word, value in _ANY_NUMBER_WORD.items()
+    if not any("\u3040" <= char <= "\u9fff" for char in word)  # kana and ideographs
 }
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
