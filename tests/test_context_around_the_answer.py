@@ -195,6 +195,16 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "What is the name of the institute?",
             "Tobacco Institute",
         ),
+        (
+            "1989 was $5.2 million and 1990 was $6.1 million; 1991 rose to $6.3 million.",
+            "What is the total for 1991?",
+            "$6.3 million",
+        ),
+        (
+            "The study followed 120 subjects for 3 years, and it was conducted in 1985.",
+            "What is the year of the study?",
+            "1985",
+        ),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(
@@ -559,3 +569,15 @@ def test_a_count_in_another_language_is_its_number_but_an_article_is_not_one() -
     assert numeric_match("Hay cuatro personas cruzando la calle.", "4", question=how_many)
     assert numeric_match("Auf der Bank sitzen drei Personen.", "3", question=how_many)
     assert number_word("Es una persona. Il y a un chat.") == "Es una persona. Il y a un chat."
+
+
+def test_two_values_of_one_label_are_two_readings() -> None:
+    assert text_answer("The meeting is on July 8 or July 9, 1980.", "What is the date?") == ""
+    assert text_answer("The meeting is on July 8, 1980.", "What is the date?") == "July 8, 1980"
+
+
+def test_an_answer_label_in_another_language_marks_the_answer() -> None:
+    french = "La diagonale vaut 8, donc le côté vaut 8/√2 = 4√2.\n\n**Réponse : 4√2**"
+    assert math_equal(french, "4\\sqrt{2}", "Find the side length of the square.")
+    assert numeric_match("Respuesta: 12", "12") and numeric_match("Antwort: 12", "12")
+    assert numeric_match("**Answer: 12**", "12")  # the bold opened before the label closes

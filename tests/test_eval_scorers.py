@@ -529,6 +529,14 @@ def test_docvqa_reads_a_number_with_the_asked_word_before_it_as_either_gold_writ
         assert task.score(answer, problem).score == 1.0
 
 
+def test_realworldqa_reads_no_word_an_answer_negates():
+    task = get_task("realworldqa")
+    question = "What vehicle is in front of the car?"
+    problem = Problem(question, "bus", meta={"letters": []}, question=question)
+    assert task.score("A school bus.", problem).score == 1.0
+    assert task.score("It is not a school bus.", problem).score == 0.0
+
+
 def test_mathvision_scores_a_letter_that_contradicts_its_value_as_no_pick():
     task = get_task("mathvision_testmini")
     options = ["10", "15", "30", "31", "60"]

@@ -115,8 +115,6 @@ _ITEM_LEFT_OPEN = re.compile(
     r"(?:\s+[\w'-]+){1,3}\s*\Z",
     re.MULTILINE,
 )
-# a term of a sum: an operator after it ("10 × 1/2", "24 − 6 − 10 = 8")
-_OPERAND = re.compile(r"\s*[-+−×*/·÷=]")
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 # an option named last in a sentence: "..., option (C).", "so the answer is C"
 _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
@@ -649,8 +647,7 @@ def _option_text_hits(
 def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[str, int, int]]:
     """(letter, start, end) of every mention of an option's text as whole words (case,
     punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
-    sets against its pick ("The McMurray test (A), by contrast"), nor works with as a term of
-    a sum ("BC = 24 − 6 − 10 = 8": 10 is not a pick)."""
+    sets against its pick ("The McMurray test (A), by contrast")."""
     found = []
     for letter, option in named:
         if not plain_words(str(option)):
@@ -661,7 +658,6 @@ def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[st
             for match in re.finditer(pattern, core, re.IGNORECASE)
             if not rejected_before(core, match.start())
             and not _CONTRASTED_AFTER.match(core, match.end())
-            and not _OPERAND.match(core, match.end())
         ]
     return found
 

@@ -44,7 +44,7 @@ _NONE_STATED = re.compile(
     re.IGNORECASE,
 )
 _LATEX_COMMAND = re.compile(r"\\(?P<name>d?frac|sqrt)\s*(?=\{)")
-_ROOT = re.compile(r"√\s*(\([^()]*\)|[\d.]+|[a-zA-Z])")
+_ROOT = re.compile(r"√\s*(\([^()]*\)|\d+(?:\.\d+)?|[a-zA-Z])")  # not a full stop: "9√3."
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
 _UNIT = re.compile(
     r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:(?:square|cubic)\s+)?(?:cm|mm|km|m|"

@@ -68,7 +68,8 @@ _SENTENCE_VERB = re.compile(
     r"lasted|occurs|occurred|comes|came|goes|went|includes|included|features|depicts|displays|"
     r"describes|notes|noted|tells|uses|used|requires|holds|sits|stands|lies|measures|weighs|"
     r"covers|concerns|involves|provides|offers|presents|explains|belongs|amounts|reaches|"
-    r"exceeds|falls|rises|remains|seems|looks|did|does|do) ",
+    r"exceeds|falls|fell|rises|rose|grew|dropped|declined|climbed|increased|decreased|remains|"
+    r"seems|looks|did|does|do) ",
     re.IGNORECASE,
 )
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
@@ -78,7 +79,7 @@ _RESTATING_FUNCTION_WORDS = frozenset({
     "had", "would", "can", "could", "should", "may", "shall", "shown", "displayed",
     "represented", "depicted", "marked", "coloured", "colored", "located", "situated", "based",
 })  # fmt: skip
-_ASKS_YEAR = re.compile(r"\b(?:which|what)\s+year\b", re.IGNORECASE)
+_ASKS_YEAR = re.compile(r"\b(?:which|what)\s+(?:is\s+the\s+)?year\b", re.IGNORECASE)
 _ASKS_DATE = re.compile(r"\b(?:date|when)\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
@@ -203,7 +204,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     if counted is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = _answering_clause(sentence, question)
-    value = _clause_value(clause, question)
+    value = _clause_value(clause, question, sentence)
     if value is not None:
         return value
     return _clause_tail(clause, question, keep_asked_words)
@@ -218,10 +219,10 @@ def _answering_clause(sentence: str, question: str) -> str:
     return stating_clause(sentence, question, holds_digit, value_strength) or main
 
 
-def _clause_value(clause: str, question: str) -> str | None:
-    """A year, a phone number or the subject the question asks for, where the clause states
-    exactly one."""
-    years = _YEAR.findall(clause)
+def _clause_value(clause: str, question: str, sentence: str) -> str | None:
+    """A year the sentence states alone, a phone number or the subject the question asks for,
+    where the clause states exactly one."""
+    years = _YEAR.findall(clause) or _YEAR.findall(sentence)  # "..., and it was in 1985"
     if _ASKS_YEAR.search(question) and len(set(years)) == 1:
         return years[0]  # "Sales peaked in 1986 at $4.2 million"
     phones = _PHONE.findall(clause)

@@ -98,5 +98,9 @@ def _stated_tail(tail: str) -> str:
     """A stated answer as written, without wrapping quotes or a final period; bold stays where
     it marks part of it ("**248** participants"), not where it wraps all of it."""
     text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
+    if (
+        text.count("**") % 2
+    ):  # the closing half of a bold opened before the phrase: "**Answer: 12**"
+        text = without_final_period(text.strip("*").strip())
     wrapped = BOLD.fullmatch(text.strip())
     return (wrapped.group(1) if wrapped else text).strip()

@@ -55,6 +55,8 @@ _VALUE_OR_VALUE = re.compile(
     r"-?[$€£]?\d",
     re.I,
 )
+# two values of one label joined by "or": "July 8 or July 9", "Room 210 or Room 211"
+_LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
 # two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
 _QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
@@ -83,10 +85,11 @@ MARKS: dict[str, tuple[str, ...]] = {
         "_BOTH_VALUES",
         "_COULD_BE_OR",
         "_VALUE_OR_VALUE",
+        "_LABELLED_VALUES_OR",
     ),
     # unlike "alternatives", a range or two numbers are not two readings of a text answer,
     # since a document's answer may be one ("1985-1990")
-    "two_readings": ("_EITHER_OR", "_QUOTED_OR"),
+    "two_readings": ("_EITHER_OR", "_QUOTED_OR", "_LABELLED_VALUES_OR"),
     "yes_no": ("YES_NO",),
     "ordinal": ("ORDINAL",),
 }
