@@ -289,6 +289,7 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
         ("Comparing the two, I find Answer 2 superior: it reads the plate as KX 4471.", "2"),
         ("Judging by the coat and ears, I'd go with Response 2 as the better answer.", "2"),
         ("Antwort 2 erfindet einen Hund. Daher ist Antwort 1 vorzuziehen.", "1"),
+        ("回答1的描述更详细。回答2只说了“桌子”。最终选择：回答1。", "1"),
     ],
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:
@@ -519,6 +520,12 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             "Step 1: The layers from outside in: corona, chromosphere, photosphere, core.\n"
             "Step 2: Temperature generally increases toward",
             ["corona", "photosphere", "core", "chromosphere"],
+            None,
+        ),
+        (
+            "Let's examine each statement:\n\n- **A**: Sales drop in February, so they did not "
+            "decrease steadily.\n- **B**: The highest point on the line is at March, at roughly",
+            ["sales decreased steadily", "sales peaked in March", "sales were constant"],
             None,
         ),
     ],

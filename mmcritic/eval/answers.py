@@ -143,7 +143,8 @@ _DANGLING = re.compile(
     r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|on|with|for|"
     # "12 in" is inches; an operator after a space is a sum left open ("20 × 4 /"), not "C++"
     r"from|by|that|which|because|(?<![\d.]\s)in|toward|towards|into|onto|through|between|"
-    r"than|as|like|via|among|during|until|against|(?:which|this|that)\s+(?:means|shows|"
+    r"than|as|like|via|among|during|until|against|roughly|approximately|about|around|nearly|"
+    r"(?:which|this|that)\s+(?:means|shows|"
     r"indicates|suggests|implies))\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$",
     re.I,
 )
