@@ -43,6 +43,27 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "How many three-digit numbers can be made?",
             "24",
         ),
+        # a clause beside an equation states the answer when the equation is context
+        (
+            "The circumference is 14π, using C = 2πr with the radius of 7 labeled on the figure.",
+            "The circle in the figure has a radius of 7. Find its circumference.",
+            "14\\pi",
+        ),
+        (
+            "The vertex of the parabola is at x = 2, and the minimum value of the function is −1.",
+            "The graph of y = x² − 4x + 3 is shown. Find the minimum value of the function.",
+            "-1",
+        ),
+        (
+            "Its perimeter is 2 × (5 + 4) = 18 cm, and its area would be 20 cm².",
+            "The rectangle is 5 cm long and 4 cm wide. Find its perimeter.",
+            "18",
+        ),
+        (
+            "c = -3, and the vertex is at (1, -4).",
+            "The graph of y = ax² + bx + c is shown. What is the value of c?",
+            "-3",
+        ),
     ],
 )
 def test_what_trails_a_value_is_not_the_answer(response: str, question: str, gold: str) -> None:
@@ -204,6 +225,18 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "The study followed 120 subjects for 3 years, and it was conducted in 1985.",
             "What is the year of the study?",
             "1985",
+        ),
+        (
+            "The effective date is January 1, 1990, mentioned in the first paragraph of the "
+            "agreement.",
+            "What is the effective date?",
+            "January 1, 1990",
+        ),
+        (
+            "The committee members are John Davis (Chairman), Robert Fine (Treasurer) and Mary "
+            "Ellen Walsh (Secretary). The secretary is Mary Ellen Walsh.",
+            "Who is the secretary of the committee?",
+            "Mary Ellen Walsh",
         ),
     ],
 )
@@ -372,6 +405,18 @@ def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> Non
             "It's likely Heineken or Carlsberg, judging by the green label.",
             "what brand of beer is this?",
             ["heineken"],
+            False,
+        ),
+        (
+            "Paris, as shown in the ranking to the right of the London skyline illustration.",
+            "Which city has the highest average rent?",
+            ["London"],
+            False,
+        ),
+        (
+            "The menu lists Tea $2.50, Coffee $2.75 and Latte $3.50. The coffee costs $2.75.",
+            "what is the price of the coffee?",
+            ["$2.50"],
             False,
         ),
     ],
@@ -588,3 +633,8 @@ def test_an_answer_label_in_another_language_marks_the_answer() -> None:
     assert math_equal(french, "4\\sqrt{2}", "Find the side length of the square.")
     assert numeric_match("Respuesta: 12", "12") and numeric_match("Antwort: 12", "12")
     assert numeric_match("**Answer: 12**", "12")  # the bold opened before the label closes
+
+
+def test_saying_it_is_not_able_to_judge_is_unclear() -> None:
+    unable = "I'm not able to reliably judge whether the circles differ in size from this image."
+    assert yes_no(unable) == "unclear"

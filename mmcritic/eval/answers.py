@@ -30,6 +30,8 @@ from mmcritic.reading.markup import BOLD, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
+    asked_sentence,
+    clauses,
     main_clause,
     sentences,
     stating_clause,
@@ -210,7 +212,7 @@ def answer_span(response: str, question: str | None = None) -> str:
             for index, part in enumerate(reading_of(sentence).parts("conclusion"))
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
-        later = parts[last + 1 :]
+        later = parts[last + 1 :] + _beside_the_equation(parts[last][0], question)
         if not any(_verb_then_value(p) or (concludes and holds_digit(p)) for p, concludes in later):
             return _equated_value(parts[last][0], question)
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
@@ -270,6 +272,32 @@ def _equated_value(sentence: str, question: str | None) -> str:
 def _names_side(equation: str, question: str) -> bool:
     left = equation.split("=", 1)[0].split()
     return bool(left) and left[-1] in question
+
+
+def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
+    """The clauses of an equation's sentence that may state the answer instead of it: beside
+    an equation in a clause of context ("The circumference is 14π, using C = 2πr"), or one
+    restating the question more than the equation's clause ("... at x = 2, and the minimum
+    value is −1"); none when the equation is of what the question asks ("c = -3, and ...")."""
+    own = clauses(sentence)
+    at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
+    if _asks_for(sentence, question):
+        return []
+    asked = topic_words(question or "")
+    overlap = [len(asked & topic_words(clause)) for clause in own]
+    return [
+        (clause, False)
+        for index, clause in enumerate(own)
+        if "=" not in clause and (at > 0 or overlap[index] > overlap[at])
+    ]
+
+
+def _asks_for(equation: str, question: str | None) -> bool:
+    """Whether the question's asking sentence names the left side of the equation's last `=`
+    as a word ("What is the value of c?" for "c = -3")."""
+    left = equation.rsplit("=", 1)[0].split()
+    asked = asked_sentence(question or "")
+    return bool(left) and re.search(rf"(?<!\w){re.escape(left[-1])}(?!\w)", asked) is not None
 
 
 def holds_digit(text: str) -> bool:

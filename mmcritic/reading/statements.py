@@ -147,7 +147,7 @@ def stating_clause(
     million in 2020" answers "... in 2020?"), then the later sentence, then the earlier clause
     of a sentence (the main clause before its context); None when no clause states anything.
     With `whole_sentences`, sentences are ranked as they are, uncut."""
-    wanted = topic_words(_asked_sentence(question or ""))
+    wanted = topic_words(asked_sentence(question or ""))
     best: tuple[int, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
@@ -162,7 +162,7 @@ def stating_clause(
     return chosen
 
 
-def _asked_sentence(question: str) -> str:
+def asked_sentence(question: str) -> str:
     """The sentence of a question that asks ("What is the length of AE?" after the givens
     "... E is the midpoint of BC."), else the whole question."""
     asking = [sentence for sentence in sentences(question) if sentence.rstrip().endswith("?")]

@@ -21,15 +21,18 @@ from mmcritic.reading.structure import HEDGES, reading_of
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
 # the field value"
 # a closing sentence that states the reading the question asks for: "The invoice number is X."
-_RESTATED_READING = re.compile(r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads)\s+\S", re.I)
+_RESTATED_READING = re.compile(
+    r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads|costs)\s+\S", re.IGNORECASE
+)
 # a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
 # the field value"
 _CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
-# context after a reading that names the runners-up or what it is not: "the United States,
-# followed by Brazil and India", "WARDEN, not GARDEN", "Coke, ahead of Pepsi"
+# context after a reading that names the runners-up, what it is not or where it was read: "the
+# United States, followed by Brazil and India", "WARDEN, not GARDEN", "Paris, as shown in ..."
 _OTHERS_AFTER = re.compile(
     r",?\s+(?:followed\s+by|compared\s+(?:with|to)|ahead\s+of|versus|vs\.?|rather\s+than)\s"
-    r"|,\s*not\s",
+    r"|,\s*not\s|,\s*(?:as\s+(?:shown|stated|seen|listed|printed|indicated|mentioned|noted|given)"
+    r"|according\s+to)\s",
     re.IGNORECASE,
 )
 # two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
@@ -117,11 +120,13 @@ def _first_line_reading(text: str) -> str:
 def _without_others(text: str) -> str:
     """The text without what follows a reading to name others, up to the end of that clause
     ("the United States, followed by Brazil and India."; "so it is a Y, not a V. The word is
-    LIBERTY."), when the text before it states a reading of its own."""
+    LIBERTY."), when the text before it states a reading of its own or is a bare one ("Paris,
+    as shown in ...")."""
     kept = text
     for other in reversed(list(_OTHERS_AFTER.finditer(text))):
         end = _CLAUSE_END.search(text, other.end())
-        if states_reading(text[: other.start()]):
+        before = text[: other.start()]
+        if states_reading(before) or 0 < len(before.split()) <= 3:
             kept = kept[: other.start()] + kept[end.start() if end else len(text) :]
     return kept
 
