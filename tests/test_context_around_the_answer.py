@@ -64,6 +64,16 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "The graph of y = ax² + bx + c is shown. What is the value of c?",
             "-3",
         ),
+        (
+            "The third angle measures 65°, as computed from the two angles marked 40° and 75°.",
+            "How many degrees is the third angle?",
+            "65",
+        ),
+        (
+            "La cara opuesta al 2 es el 5, porque las caras opuestas de un dado suman 7.",
+            "Which number is on the bottom face?",
+            "5",
+        ),
     ],
 )
 def test_what_trails_a_value_is_not_the_answer(response: str, question: str, gold: str) -> None:
@@ -238,6 +248,12 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "Who is the secretary of the committee?",
             "Mary Ellen Walsh",
         ),
+        (
+            "The article was published in the *Journal of Clinical Oncology*.",
+            "What is the name of the journal?",
+            "Journal of Clinical Oncology",
+        ),
+        ("Die Gesamtsumme beträgt 1.240 $.", "What is the total?", "1.240 $"),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(
@@ -638,3 +654,13 @@ def test_an_answer_label_in_another_language_marks_the_answer() -> None:
 def test_saying_it_is_not_able_to_judge_is_unclear() -> None:
     unable = "I'm not able to reliably judge whether the circles differ in size from this image."
     assert yes_no(unable) == "unclear"
+
+
+def test_a_count_said_to_be_the_total_answers_how_many() -> None:
+    lanes = "4 lanes in total, counting the two lanes on the opposite side of the median (2 + 2)."
+    assert numeric_match(lanes, "4", question="How many lanes does the highway have in total?")
+
+
+def test_a_colour_named_with_its_chart_part_answers_which_colour() -> None:
+    question = "Which color is used to represent Canada?"
+    assert relaxed_match("Canada is represented by the red line.", "red", question=question)

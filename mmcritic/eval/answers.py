@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import number_words, pairs, pattern, tens_words
+from mmcritic.reading.language import number_words, pairs, pattern, tens_words, words
 from mmcritic.reading.markup import BOLD, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
@@ -125,14 +125,17 @@ _LATEX_FRACTION = re.compile(
 )
 # a unit's power, not a digit of the number: "25.1 cm²" states 25.1 (NFKC would make it cm2)
 _UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
-# the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ..."
+# the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ...", a
+# copula in any language ("es el 5")
 _COPULA = re.compile(
     r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
     r"reached|reaches|came\s+to|comes\s+to|(?:adds?|added|adding)\s+up\s+to|sums?\s+to|"
     r"measures?|measured|points?\s+(?:at|to)|"
-    r"accounts?\s+for)\b",
+    rf"accounts?\s+for|{'|'.join(re.escape(copula) for copula in words('copulas'))})\b",
     re.IGNORECASE,
 )
+# a count that is the total: "4 lanes in total, counting the two lanes on the other side"
+_IN_TOTAL = re.compile(r"\s+(?:in\s+total|in\s+all|altogether|overall)\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _TOTAL = re.compile(
     r"\b(?:so|making|which\s+makes|for\s+a\s+total\s+of|a\s+total\s+of|total(?:ling)?)\s+"
@@ -352,7 +355,8 @@ def stated_count(text: str, question: str | None) -> str | None:
     # 4 objects are left"), unless the sentence then sums up ("..., so 5 in total")
     total = _TOTAL.search(numbered[-1], found[-1].end())
     subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
-    count_text = (total or subset or found[-1]).group(1)
+    totalled = [m for m in found if _IN_TOTAL.match(numbered[-1], m.end())]
+    count_text = (total or subset or (totalled or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
 

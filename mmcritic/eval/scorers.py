@@ -132,10 +132,11 @@ def relaxed_match(
         stated = (text_answer(prediction, question), span, prediction)
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
         core = subject_core(subject, question) if subject else None  # "The orange segments"
+        named = subject_core(stated[0], question)  # "represented by the red line"
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
         # "The sector with the highest growth is Technology (+18%)."
-        candidates = (*stated, subject, core, bare, text_answer(bare, question), valued)
+        candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"

@@ -19,7 +19,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import words
-from mmcritic.reading.markup import BOLD, answer_region, clean_latex
+from mmcritic.reading.markup import BOLD, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
@@ -107,11 +107,13 @@ _LATIN_RUN = re.compile(
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
-# a number as printed, with its currency, percent or scale word ("$1.2 million", "240", "12%"),
+# a number as printed, with its currency, percent or scale word ("$1.2 million", "240", "12%",
+# "460 $"),
 # standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
-    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b)?(?![\w]|-\w)"
+    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
+    r"(?![\w]|-\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
@@ -140,7 +142,8 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     lines = _answer_lines(plain, question)
     if not lines:
         return ""
-    marked = [span for span in BOLD.findall(answer) if not span.rstrip().endswith(":")]
+    emphasis = BOLD.findall(answer) or ITALIC.findall(answer)
+    marked = [span for span in emphasis if not span.rstrip().endswith(":")]
     if marked:
         return _trimmed(marked[-1])
     if lines[0].endswith(":") and len(lines) > 1:

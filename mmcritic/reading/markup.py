@@ -150,6 +150,9 @@ _EMPHASIS = str.maketrans("", "", "*`")
 
 # markdown bold: "**248** participants"
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+# markdown italics around a title or a name: "published in the *Journal of Clinical Oncology*"
+# (not a product's stars: "2*3*4")
+ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]{1,80}?)(?<!\s)\*(?![*\w])")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 
