@@ -9,6 +9,7 @@ import pytest
 from mmcritic.eval.answers import answer_span, is_cut_off, number_word
 from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match
+from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
@@ -73,6 +74,23 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "La cara opuesta al 2 es el 5, porque las caras opuestas de un dado suman 7.",
             "Which number is on the bottom face?",
             "5",
+        ),
+        ("The line crosses the x-axis at x = 2.5.", "Where does the line cross the x-axis?", "2.5"),
+        (
+            "The answer is not 1 (the increase in the side) or 4 (the increase in the perimeter); "
+            "the area goes from 3² = 9 to 4² = 16, so it increases by 7.",
+            "By how much does the area increase?",
+            "7",
+        ),
+        (
+            "The shaded area is 9 cm², as can be read from the 3 × 3 block of shaded squares.",
+            "What is the shaded area?",
+            "9",
+        ),
+        (
+            "Japan is 12 and South Korea is 19. (12 + 19) / 2 = 15.5.\n\nThe average is 15.5.",
+            "What is the average of the values for Japan and South Korea?",
+            "15.5",
         ),
     ],
 )
@@ -254,6 +272,7 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "Journal of Clinical Oncology",
         ),
         ("Die Gesamtsumme beträgt 1.240 $.", "What is the total?", "1.240 $"),
+        ("公司名称是Philip Morris Inc.", "What is the name of the company?", "Philip Morris Inc."),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(
@@ -339,6 +358,17 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
         ("Judging by the coat and ears, I'd go with Response 2 as the better answer.", "2"),
         ("Antwort 2 erfindet einen Hund. Daher ist Antwort 1 vorzuziehen.", "1"),
         ("回答1的描述更详细。回答2只说了“桌子”。最终选择：回答1。", "1"),
+        (
+            "1. Answer 1 shows an umbrella.\n2. Answer 2 is right.\n\n**Final judgment: Answer 2**",
+            "2",
+        ),
+        ("Answer 1: cat. Answer 2: dog. Answer 1 is correct and is the better answer.", "1"),
+        ("La meilleure réponse est la Réponse 2.", "2"),
+        (
+            "Response 1 is more accurate about the color, while Response 2 is more complete. It "
+            "depends on what the user values more.",
+            None,
+        ),
     ],
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:
@@ -434,6 +464,14 @@ def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> Non
             "what is the price of the coffee?",
             ["$2.50"],
             False,
+        ),
+        ('It could read "Dream" or "Bream".', "what is written in the image?", ["Dream"], False),
+        (
+            "The curved letters could be mistaken for HARBOUR or HARDER, but reading it letter by "
+            "letter it is HARBOR.",
+            "what is written in the image?",
+            ["HARBOR"],
+            True,
         ),
     ],
 )
@@ -656,11 +694,29 @@ def test_saying_it_is_not_able_to_judge_is_unclear() -> None:
     assert yes_no(unable) == "unclear"
 
 
-def test_a_count_said_to_be_the_total_answers_how_many() -> None:
+def test_a_count_said_to_be_the_total_answers_how_many_in_total() -> None:
     lanes = "4 lanes in total, counting the two lanes on the opposite side of the median (2 + 2)."
     assert numeric_match(lanes, "4", question="How many lanes does the highway have in total?")
+    left = "There are 7 objects in total and 1 yellow cylinder, so 6 objects are left."
+    assert numeric_match(left, "6", question="How many objects are left?")
+    subset = "Out of the 8 countries shown, 3 have a value above 40."
+    assert numeric_match(subset, "3", question="How many countries have a value above 40?")
 
 
 def test_a_colour_named_with_its_chart_part_answers_which_colour() -> None:
     question = "Which color is used to represent Canada?"
     assert relaxed_match("Canada is represented by the red line.", "red", question=question)
+
+
+def test_ranges_in_the_context_of_an_open_answer_are_no_hedge() -> None:
+    answer = "32, as read from the bottom three bars of the pyramid (ages 0–4, 5–9 and 10–14)."
+    assert open_match(answer, "32")
+    assert not open_match("It is 30–35, judging from the bottom bars.", "32")
+
+
+def test_a_value_stated_only_in_a_condition_or_after_its_equation_is_the_answer() -> None:
+    crossing = "The line crosses the x-axis at x = 2.5."
+    assert numeric_match(crossing, "2.5", question="Where does the line cross the x-axis?")
+    average = "Japan is 12 and South Korea is 19. (12 + 19) / 2 = 15.5.\n\nThe average is 15.5."
+    question = "What is the average of the values for Japan and South Korea?"
+    assert relaxed_match(average, "15.5", question=question)

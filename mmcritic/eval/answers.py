@@ -156,7 +156,11 @@ _DANGLING = re.compile(
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^\S+\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
 # (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
-_OF_THEM = re.compile(r"(?<![\w.])(?<!\d,)(\d[\d,]*)\s+of\s+(?:them|these|those)\b", re.IGNORECASE)
+_OF_THEM = re.compile(
+    r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"
+    r"|(?<=, )\d[\d,]*(?=\s+(?:have|has|are|were)\s))",
+    re.IGNORECASE,
+)
 # "How many blue cups are in the image?": the counted noun is the word before the verb
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
@@ -199,7 +203,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
     if is_cut_off(text):
         return ""  # cut off before the value: "Therefore c equals"
-    lines = [_CONDITION.sub("", line.rstrip(". ")) for line in text.splitlines() if line.strip()]
+    lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
     equated = [at for at, line in enumerate(lines) if "=" in line]
     labelled = _LABELLED_VALUE.match(lines[-1]) if lines and "=" not in lines[-1] else None
     if equated and labelled:  # "x = 2\ny = 3\nIntersection: (2, 3)": the labelled result
@@ -216,8 +220,13 @@ def answer_span(response: str, question: str | None = None) -> str:
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
         later = parts[last + 1 :] + _beside_the_equation(parts[last][0], question)
-        if not any(_verb_then_value(p) or (concludes and holds_digit(p)) for p, concludes in later):
+        states = [
+            p for p, concludes in later if _verb_then_value(p) or (concludes and holds_digit(p))
+        ]
+        if not states:
             return _equated_value(parts[last][0], question)
+        if any(part in states for part, _ in parts[last + 1 :]):
+            lines = [part for part, _ in parts[last + 1 :]]  # "... = 15.5.\n\nThe average is 15.5."
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
     corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
@@ -236,6 +245,13 @@ def answer_span(response: str, question: str | None = None) -> str:
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
     return tail.strip() if holds_digit(tail) else clause.strip()
+
+
+def _without_condition(line: str) -> str:
+    """A line without a trailing condition ("4, attained at x = 1"), unless the condition is
+    all it states ("The line crosses the x-axis at x = 2.5.")."""
+    kept = _CONDITION.sub("", line)
+    return kept if holds_digit(kept) else line
 
 
 def _after_turn_to_the_question(text: str, question: str | None) -> str:
@@ -355,7 +371,9 @@ def stated_count(text: str, question: str | None) -> str | None:
     # 4 objects are left"), unless the sentence then sums up ("..., so 5 in total")
     total = _TOTAL.search(numbered[-1], found[-1].end())
     subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
+    # the count said to be the total, where the question asks for one ("... have in total?")
     totalled = [m for m in found if _IN_TOTAL.match(numbered[-1], m.end())]
+    totalled = totalled if _IN_TOTAL.search(question or "") else []
     count_text = (total or subset or (totalled or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text

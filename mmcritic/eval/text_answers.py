@@ -101,9 +101,7 @@ _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
 _CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
 # a run of Latin words or digits inside a Chinese sentence: the name or number it states
 # a run of Latin text in a CJK sentence, with the period of its last initial ("Washington, D.C.")
-_LATIN_RUN = re.compile(
-    r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:(?<=\.[A-Z])\.|[A-Za-z0-9%)])|[A-Za-z0-9]"
-)
+_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)

@@ -23,7 +23,7 @@ from mmcritic.reading.markup import (
     without_symbols,
 )
 from mmcritic.reading.statements import sentences, without_final_period
-from mmcritic.reading.structure import reading_of
+from mmcritic.reading.structure import YES_NO, reading_of
 
 # what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
 _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
@@ -89,6 +89,13 @@ def _phrased_answer(region: str) -> str | None:
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
+        negation = reading_of(tail.strip()).first("negation")
+        if (
+            negation is not None
+            and negation.start == 0
+            and not YES_NO.fullmatch(negation.text.lower())
+        ):
+            continue  # "The answer is not 1 (...) or 4 (...); ... so it increases by 7."
         if tail.strip():
             return _stated_tail(tail)
     return None

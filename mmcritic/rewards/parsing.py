@@ -62,7 +62,7 @@ REASONS: tuple[Reason, ...] = get_args(Reason)
 VERDICT_MARKER = anchored(
     r"\\<\[to",
     r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
-    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\boverall\s+judg(?:e)?ment\s*:",
+    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\b(?:overall|final)\s+judg(?:e)?ment\s*:",
     re.IGNORECASE,
 )
 
@@ -233,7 +233,9 @@ _WHO = r"(?:answer|response|assistant|output|candidate|option)\s*#?\s*"
 _BETTER = (
     r"(?:better|superior|preferred|preferable|stronger|the\s+winner|closer|more\s+(?:accurate|"
     r"correct|faithful|helpful|precise|appropriate))"
-    # better on one criterion only ("better in completeness") is no overall verdict
+    # better on one criterion only ("better in completeness", "more accurate about the color")
+    # is no overall verdict
+    r"(?!\s+(?:about|regarding|with\s+respect\s+to)\b)"
     r"(?!\s+(?:in|at|for|on|regarding)\s+(?:terms\s+of|completeness|clarity|relevance|accuracy|"
     r"detail|details|style|fluency|format|formatting|length|correctness|helpfulness|"
     r"faithfulness|coherence|creativity|depth|tone|structure|readability)\b)"
@@ -256,7 +258,7 @@ def _foreign_verdicts() -> str:
 
 
 _PHRASED_VERDICTS = re.compile(
-    r"overall\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
+    r"(?:overall|final)\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
     r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
     r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
     r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
@@ -266,7 +268,8 @@ _PHRASED_VERDICTS = re.compile(
     r"(?:the\s+)?" + _WHO + r"\[*(?P<k>[12ab])\b"
     r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
-    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:clearly|slightly|overall|much|actually|"
+    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?\s+(?:is\s+(?:(?:correct|right)\s+and\s+(?:is\s+)?)?"
+    r"(?:(?:clearly|slightly|overall|much|actually|"
     r"indeed|definitely|still|also|certainly|significantly|somewhat|far|therefore|thus|hence|the)"
     r"\s+)*"
     r"(?:the\s+)?" + _BETTER + r"|wins\b|better\s+(?:addresses|answers|matches|describes|"

@@ -20,7 +20,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
-from mmcritic.reading.statements import sentences
+from mmcritic.reading.statements import main_clause, sentences
 from mmcritic.reading.structure import reading_of
 
 # a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
@@ -52,7 +52,8 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
     key = f" {concluded if holds_digit(concluded) else key} "
     sentence = _sentence_at(prediction, key.strip())
-    if reading_of(key).has("alternatives") or reading_of(sentence).has("alternatives"):
+    stated = (main_clause(key), main_clause(sentence))  # not "32, as read from (ages 0–4, ...)"
+    if any(reading_of(part).has("alternatives") for part in stated):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
     numbers = {

@@ -63,7 +63,8 @@ def substring_match(
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
     two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
-    if reading_of(prediction).has("alternatives") or two:
+    offered = reading_of(settled_part(prediction))  # not "could be X or Y, but ... it is Z"
+    if offered.has("alternatives") or offered.has("two_readings") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     counted = stated_count(prediction, question) or _value_beside_a_count(prediction, question)
     prediction = counted or _first_line_reading(prediction)
