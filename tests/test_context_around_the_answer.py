@@ -92,6 +92,11 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "What is the average of the values for Japan and South Korea?",
             "15.5",
         ),
+        (
+            "Each side of the square is 7, and the perimeter is 28.",
+            "Find the perimeter of the square.",
+            "28",
+        ),
     ],
 )
 def test_what_trails_a_value_is_not_the_answer(response: str, question: str, gold: str) -> None:

@@ -30,6 +30,7 @@ from mmcritic.reading.statements import (
     settled_part,
     stating_clause,
     subject_answer,
+    subject_restates,
     without_final_period,
 )
 from mmcritic.reading.structure import HEDGE, reading_of
@@ -300,15 +301,6 @@ def _answer_lines(text: str, question: str) -> list[str]:
     return [_LIST_ITEM.sub("", line) for line in lines]
 
 
-def _subject_restates(sentence: str, question: str) -> bool:
-    """Whether the sentence's subject, before its verb, is only words of the question ("The
-    secretary is Mary Ellen Walsh." for "Who is the secretary of the committee?"; not "The
-    committee members are ...")."""
-    subject = re.split(rf"\s(?:{_COPULAS})\s", sentence, maxsplit=1)
-    said = content_words(subject[0])
-    return len(subject) > 1 and bool(said) and said <= content_words(question)
-
-
 def _labelled_value(lines: list[str], question: str) -> str | None:
     """Of several label lines ("Subtotal: $1,200.00", "Total due: $1,245.00"), the value of the
     one whose label restates the question; None unless there are several and one does."""
@@ -407,7 +399,7 @@ def _answering_sentence(lines: list[str], question: str) -> str:
             lambda sentence: (
                 2 * int(asks_date and _DATE.search(sentence) is not None)
                 + (value_strength(sentence) if numeric else 0)
-                + int(_subject_restates(sentence, question))
+                + int(subject_restates(sentence, question))
             ),
             whole_sentences=True,
         )

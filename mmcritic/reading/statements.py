@@ -23,6 +23,8 @@ from mmcritic.reading.structure import reading_of
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
 # ", held on June 3-4", ", while ...", or names where the answer was read: ", as stated in the
 # second paragraph" (the words that open one: `context_openers` in the language data).
+# a copula in any language, with the spaces around it: where a clause's subject ends
+_COPULA_SPLIT = re.compile(rf"\s(?:{'|'.join(re.escape(copula) for copula in words('copulas'))})\s")
 _OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
     rf",\s*(?:{_OPENERS})\b"
@@ -148,7 +150,7 @@ def stating_clause(
     of a sentence (the main clause before its context); None when no clause states anything.
     With `whole_sentences`, sentences are ranked as they are, uncut."""
     wanted = topic_words(asked_sentence(question or ""))
-    best: tuple[int, bool, int, int, int] | None = None
+    best: tuple[int, bool, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
         concludes = _CONCLUDES.match(sentence) is not None
@@ -156,10 +158,20 @@ def stating_clause(
             if not states(clause):
                 continue
             overlap = len(wanted & topic_words(clause))
-            rank = (strength(clause), concludes, overlap, at, -index)
+            restates = subject_restates(clause, question or "")
+            rank = (strength(clause), concludes, restates, overlap, at, -index)
             if best is None or rank > best:
                 best, chosen = rank, clause
     return chosen
+
+
+def subject_restates(clause: str, question: str) -> bool:
+    """Whether a clause's subject, before its copula, is only words of the question ("the
+    perimeter is 28" for "Find the perimeter of the square."; not "Each side of the square is
+    7")."""
+    subject = _COPULA_SPLIT.split(clause, maxsplit=1)
+    said = content_words(subject[0])
+    return len(subject) > 1 and bool(said) and said <= content_words(question)
 
 
 def asked_sentence(question: str) -> str:
