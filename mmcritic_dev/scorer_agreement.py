@@ -41,6 +41,7 @@ class Agreement:
     total: int = 0
     agreed: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
+    agrees: list[bool] = field(default_factory=list)  # line by line, to see what a change moved
 
     @property
     def rate(self) -> float:
@@ -49,8 +50,23 @@ class Agreement:
     def add(self, agrees: bool, line_number: int, detail: dict[str, Any]) -> None:
         self.total += 1
         self.agreed += agrees
+        self.agrees.append(agrees)
         if not agrees:
             self.misses.append({"line": line_number, **detail})
+
+
+def moved_lines(
+    before: dict[str, list[bool]], after: dict[str, list[bool]]
+) -> list[tuple[str, int, bool]]:
+    """(scorer, line, agrees now) for each line whose agreement a change moved, so a refactor of
+    the readers can be held to every corpus line, not only to each scorer's rate; lines added
+    since `before` did not move."""
+    return [
+        (name, number, now)
+        for name, agrees in after.items()
+        for number, (was, now) in enumerate(zip(before.get(name, []), agrees, strict=False), 1)
+        if was != now
+    ]
 
 
 def read_corpus(path: Path) -> list[dict[str, Any]]:
