@@ -25,9 +25,10 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import number_words, pairs, pattern, tens_words, words
+from mmcritic.reading.language import number_words, pairs, pattern, tens_words
 from mmcritic.reading.markup import BOLD, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
+    COPULAS,
     LEADING_ARTICLE,
     LONG_ASIDE,
     asked_sentence,
@@ -86,16 +87,15 @@ _CONDITION = re.compile(
 ASIDE = re.compile(r"\s*\([^()]*\)")
 # English number words, and other languages' from two up ("cuatro personas"): their "one" is
 # also their indefinite article ("una persona"); Chinese and Japanese numerals, which no space
-# delimits, are read only as counts (`_CJK_COUNT`)
+# delimits (kana and ideographs), are read only as counts (`_CJK_COUNT`)
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
-_ANY_NUMBER_WORD = {
-    **{word: str(value) for word, value in number_words().items() if value > 1},
-    **NUMBER_WORDS,
-}
 _WORD_DIGITS = {
-    word: value
-    for word, value in _ANY_NUMBER_WORD.items()
-    if not any("\u3040" <= char <= "\u9fff" for char in word)  # kana and ideographs
+    **{
+        word: str(value)
+        for word, value in number_words().items()
+        if value > 1 and not any("\u3040" <= char <= "\u9fff" for char in word)
+    },
+    **NUMBER_WORDS,
 }
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
@@ -131,7 +131,7 @@ _COPULA = re.compile(
     r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
     r"reached|reaches|came\s+to|comes\s+to|(?:adds?|added|adding)\s+up\s+to|sums?\s+to|"
     r"measures?|measured|points?\s+(?:at|to)|"
-    rf"accounts?\s+for|{'|'.join(re.escape(copula) for copula in words('copulas'))})\b",
+    rf"accounts?\s+for|{COPULAS})\b",
     re.IGNORECASE,
 )
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
@@ -298,10 +298,10 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     an equation in a clause of context ("The circumference is 14π, using C = 2πr"), or one
     restating the question more than the equation's clause ("... at x = 2, and the minimum
     value is −1"); none when the equation is of what the question asks ("c = -3, and ...")."""
-    own = clauses(sentence)
-    at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     if _asks_for(sentence, question):
         return []
+    own = clauses(sentence)
+    at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     asked = topic_words(question or "")
     overlap = [len(asked & topic_words(clause)) for clause in own]
     return [
@@ -372,8 +372,8 @@ def stated_count(text: str, question: str | None) -> str | None:
     total = _TOTAL.search(numbered[-1], found[-1].end())
     subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
     # the count said to be the total, where the question asks for one ("... have in total?")
-    totalled = [m for m in found if _IN_TOTAL.match(numbered[-1], m.end())]
-    totalled = totalled if _IN_TOTAL.search(question or "") else []
+    asks_total = _IN_TOTAL.search(question or "") is not None
+    totalled = [m for m in found if asks_total and _IN_TOTAL.match(numbered[-1], m.end())]
     count_text = (total or subset or (totalled or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text

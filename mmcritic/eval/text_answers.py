@@ -21,6 +21,7 @@ from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import words
 from mmcritic.reading.markup import BOLD, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
+    COPULAS,
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
@@ -57,10 +58,9 @@ _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
-_COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
 # a verb that makes a sentence of a phrase: a copula in any language, or an English verb
 _SENTENCE_VERB = re.compile(
-    rf" (?:{_COPULAS}|"
+    rf" (?:{COPULAS}|"
     r"been|will|would|can|could|should|may|reads?|says?|shows?|states?|"
     r"lists?|mentions?|contains?|has|have|had|gives?|indicates?|addressed|written|signed|dated|"
     r"sent|called|named|titled|labell?ed|held|located|moved|scheduled|issued|published|prepared|"
@@ -100,15 +100,14 @@ _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
 _CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
-# a run of Latin words or digits inside a Chinese sentence: the name or number it states
-# a run of Latin text in a CJK sentence, with the period of its last initial ("Washington, D.C.")
+# a run of Latin words or digits inside a Chinese sentence: the name or number it states, with
+# a final period that may close an abbreviation ("Washington, D.C.", "Philip Morris Inc.")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 # a number as printed, with its currency, percent or scale word ("$1.2 million", "240", "12%",
-# "460 $"),
-# standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
+# "460 $"), standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
     rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"

@@ -89,25 +89,26 @@ def _phrased_answer(region: str) -> str | None:
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
-        negation = reading_of(tail.strip()).first("negation")
-        if (
-            negation is not None
-            and negation.start == 0
-            and not YES_NO.fullmatch(negation.text.lower())
-        ):
+        if _negated(tail):
             continue  # "The answer is not 1 (...) or 4 (...); ... so it increases by 7."
         if tail.strip():
             return _stated_tail(tail)
     return None
 
 
+def _negated(tail: str) -> bool:
+    """Whether a stated answer opens by negating ("not 1 ... or 4"), unless with a plain no."""
+    negation = reading_of(tail.strip()).first("negation")
+    opens = negation is not None and negation.start == 0
+    return opens and YES_NO.fullmatch(negation.text.lower()) is None
+
+
 def _stated_tail(tail: str) -> str:
     """A stated answer as written, without wrapping quotes or a final period; bold stays where
     it marks part of it ("**248** participants"), not where it wraps all of it."""
     text = without_final_period(clean_latex(tail, keep_bold=True)).strip().strip("'\"“”‘’")
-    if (
-        text.count("**") % 2
-    ):  # the closing half of a bold opened before the phrase: "**Answer: 12**"
+    # the closing half of a bold opened before the phrase: "**Answer: 12**"
+    if text.count("**") % 2:
         text = without_final_period(text.strip("*").strip())
     wrapped = BOLD.fullmatch(text.strip())
     return (wrapped.group(1) if wrapped else text).strip()

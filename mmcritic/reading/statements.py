@@ -23,8 +23,10 @@ from mmcritic.reading.structure import reading_of
 # ", up from 1,102 million", ", compared with 29%", ", followed by Sweden", ", and 2 on the right",
 # ", held on June 3-4", ", while ...", or names where the answer was read: ", as stated in the
 # second paragraph" (the words that open one: `context_openers` in the language data).
-# a copula in any language, with the spaces around it: where a clause's subject ends
-_COPULA_SPLIT = re.compile(rf"\s(?:{'|'.join(re.escape(copula) for copula in words('copulas'))})\s")
+# the copulas of every language, as alternatives ("is", "est", "ist"), and one with the spaces
+# around it: where a clause's subject ends
+COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
+_COPULA_SPLIT = re.compile(rf"\s(?:{COPULAS})\s")
 _OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
     rf",\s*(?:{_OPENERS})\b"
