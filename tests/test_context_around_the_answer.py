@@ -13,6 +13,7 @@ from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.final import stated_answer
 from mmcritic.rewards.parsing import parse_judgement
 
 OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
@@ -692,6 +693,10 @@ def test_an_answer_label_in_another_language_marks_the_answer() -> None:
     assert math_equal(french, "4\\sqrt{2}", "Find the side length of the square.")
     assert numeric_match("Respuesta: 12", "12") and numeric_match("Antwort: 12", "12")
     assert numeric_match("**Answer: 12**", "12")  # the bold opened before the label closes
+    # the label itself marks the answer, not only the last number
+    assert stated_answer("La base mide 8.\nRespuesta: 12") == "12"
+    assert stated_answer("Die Basis ist 8.\nAntwort: 12") == "12"
+    assert stated_answer("**Answer: 12**") == "12"
 
 
 def test_saying_it_is_not_able_to_judge_is_unclear() -> None:
