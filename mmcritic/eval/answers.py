@@ -142,16 +142,11 @@ _TOTAL = re.compile(
     r"(\d[\d,]*)\b(?:\s+(?:in\s+total|in\s+all|altogether|overall))?",
     re.IGNORECASE,
 )
-# a response cut off before its value: it ends on "is", "equals", "=", "of", "the", a
-# conjunction or preposition ("5, and then", "moving at"), or a dash or comma after a label
+# a response cut off before its value: it ends on a word that leaves it open ("is", "of", "the",
+# "at roughly", "which means"; not "12 in", inches), an "=", or a dash or comma after a label;
+# an operator after a space is a sum left open ("20 × 4 /"), not "C++"
 _DANGLING = re.compile(
-    r"\b(?:is|are|was|were|equals?|be|of|to|the|a|an|and|or|but|then|so|at|on|with|for|"
-    # "12 in" is inches; an operator after a space is a sum left open ("20 × 4 /"), not "C++"
-    r"from|by|that|which|because|(?<![\d.]\s)in|toward|towards|into|onto|through|between|"
-    r"than|as|like|via|among|during|until|against|roughly|approximately|about|around|nearly|"
-    r"(?:which|this|that)\s+(?:means|shows|"
-    r"indicates|suggests|implies))\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$",
-    re.I,
+    rf"\b{pattern('dangling_words')}\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$", re.IGNORECASE
 )
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^\S+\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)

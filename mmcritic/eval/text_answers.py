@@ -18,7 +18,7 @@ from mmcritic.eval.answers import (
     value_strength,
 )
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import words
+from mmcritic.reading.language import pattern, words
 from mmcritic.reading.markup import BOLD, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
     COPULAS,
@@ -58,28 +58,10 @@ _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
-# a verb that makes a sentence of a phrase: a copula in any language, or an English verb
-_SENTENCE_VERB = re.compile(
-    rf" (?:{COPULAS}|"
-    r"been|will|would|can|could|should|may|reads?|says?|shows?|states?|"
-    r"lists?|mentions?|contains?|has|have|had|gives?|indicates?|addressed|written|signed|dated|"
-    r"sent|called|named|titled|labell?ed|held|located|moved|scheduled|issued|published|prepared|"
-    r"received|approved|printed|shown|reported|accounts?|appears?|costs?|equals?|totals?|"
-    r"represents?|refers?|runs|ran|begins|began|starts|started|ends|ended|takes|took|lasts|"
-    r"lasted|occurs|occurred|comes|came|goes|went|includes|included|features|depicts|displays|"
-    r"describes|notes|noted|tells|uses|used|requires|holds|sits|stands|lies|measures|weighs|"
-    r"covers|concerns|involves|provides|offers|presents|explains|belongs|amounts|reaches|"
-    r"exceeds|falls|fell|rises|rose|grew|dropped|declined|climbed|increased|decreased|remains|"
-    r"seems|looks|did|does|do) ",
-    re.IGNORECASE,
-)
+# a verb that makes a sentence of a phrase: a copula or another verb of any language
+_SENTENCE_VERB = re.compile(rf" (?:{COPULAS}|{pattern('sentence_verbs')}) ", re.IGNORECASE)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
-_RESTATING_FUNCTION_WORDS = frozenset({
-    "a", "an", "the", "is", "was", "are", "were", "to", "by", "of", "in", "on", "at", "from",
-    "for", "it", "its", "this", "that", "dated", "will", "be", "been", "being", "has", "have",
-    "had", "would", "can", "could", "should", "may", "shall", "shown", "displayed",
-    "represented", "depicted", "marked", "coloured", "colored", "located", "situated", "based",
-})  # fmt: skip
+_RESTATING_WORDS = frozenset(words("restating_words"))
 _ASKS_YEAR = re.compile(r"\b(?:which|what)\s+(?:is\s+the\s+)?year\b", re.IGNORECASE)
 _ASKS_DATE = re.compile(r"\b(?:date|when)\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
@@ -445,7 +427,7 @@ def _after_restated(clause: str, question: str) -> str | None:
     end = first
     while end + 1 < len(words):
         word = words[end + 1].lower().strip(".,;:")
-        if word not in asked and word not in _RESTATING_FUNCTION_WORDS:
+        if word not in asked and word not in _RESTATING_WORDS:
             break
         end += 1
     keys = [i for i in range(first, end + 1) if f" {words[i].lower()} " in _TEXT_KEY_PHRASES]

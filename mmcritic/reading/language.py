@@ -50,6 +50,11 @@ KINDS = {
     "measure_words": "words: counters between a number and its noun ('个')",
     "stop_words": "words: function words left out when texts are compared by content words",
     "spellings": "pairs: a spelling's pattern and its other form ('colour' read as 'color')",
+    "sentence_verbs": "pattern: a verb that makes a sentence of a phrase ('reads', 'shows')",
+    "restating_words": "words: function words a restatement of the question runs over",
+    "undecided": "pattern: a critic declining to decide between two answers ('hard to say')",
+    "criteria": "pattern: a criterion an answer may be better on alone ('clarity', 'length')",
+    "dangling_words": "pattern: a word a response cut off before its value ends on ('is', 'of')",
     "verdict_correct": "words: a verdict that an answer is right",
     "verdict_incorrect": "words: a verdict that an answer is wrong",
 }

@@ -236,9 +236,7 @@ _BETTER = (
     # better on one criterion only ("better in completeness", "more accurate about the color")
     # is no overall verdict
     r"(?!\s+(?:about|regarding|with\s+respect\s+to)\b)"
-    r"(?!\s+(?:in|at|for|on|regarding)\s+(?:terms\s+of|completeness|clarity|relevance|accuracy|"
-    r"detail|details|style|fluency|format|formatting|length|correctness|helpfulness|"
-    r"faithfulness|coherence|creativity|depth|tone|structure|readability)\b)"
+    rf"(?!\s+(?:in|at|for|on|regarding)\s+{pattern('criteria')}\b)"
 )
 
 
@@ -330,24 +328,10 @@ _DENIED = re.compile(
     r"conclude)\s+(?:that\s+)?(?:the\s+)?$",
     re.IGNORECASE,
 )
-# A closing refusal to decide takes back what came before it.
+# A closing refusal to decide takes back what came before it ("hard to say", "equally good",
+# "or perhaps Response 2").
 _UNDECIDED = re.compile(
-    r"\b(?:hard|difficult|impossible)\s+to\s+(?:say|tell|decide|choose)|\b(?:can\s*not|can't|"
-    r"unable\s+to)\s+(?:decide|choose|pick|determine\s+which)|too\s+close\s+to\s+call|"
-    r"\b(?:it's|it\s+is)\s+a\s+tie\b|\bequally\s+(?:good|bad|valid|strong|weak)\b|"
-    # "I would rate them about the same", "both are roughly equal overall"
-    r"\b(?:(?:rate|score|rank|consider|judge)\s+(?:them|both)|(?:they|both)\s+are)\s+(?:as\s+)?"
-    r"(?:about|roughly|essentially|basically|more\s+or\s+less)\s+(?:the\s+same|equal|even)"
-    r"(?=\s*(?:[,.;!]|$|overall|in\s+quality))|"
-    r"\b(?:i'm|i\s+am)\s+(?:not\s+sure|unsure|uncertain)\b|"
-    # "so neither is really better than the other"
-    r"\bneither\s+(?:one\s+|answer\s+|response\s+)?is\s+(?:really\s+|clearly\s+|truly\s+)?"
-    r"(?:better|superior|preferable)\b|"
-    r"\beither\s+(?:one\s+|answer\s+|response\s+)?(?:could|can|might|may)\s+(?:\w+\s+)?be\s+(?:preferred|chosen|"
-    r"better|considered\s+better)|\b(?:which\s+(?:one\s+)?is\s+better|the\s+(?:choice|better\s+"
-    r"(?:one|answer|response)))\s+depends\b|"
-    r"\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b",
-    re.IGNORECASE,
+    pattern("undecided") + r"|\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b", re.IGNORECASE
 )
 
 
