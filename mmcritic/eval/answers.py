@@ -108,8 +108,9 @@ _NUMBER_WORD = re.compile(
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
 _HUNDREDS = re.compile(r"\b(\d{1,2}) hundred(?:(?: and)? (\d{1,2})(?![\d.,]))?\b", re.IGNORECASE)
-# a decimal comma before a percent sign: "19,1 %" is 19.1%
-_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?=\s*%)")
+# a decimal comma, as German, French or Spanish write one: "19,1 %" is 19.1%, "beträgt 3,7" is
+# 3.7 (not in a list, "3,7,9", nor a point, "(3,7)")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.(\[])(\d+),(\d{1,2})(?=\s*%|(?![\d,)\]]))")
 # "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
 _SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
 _CJK_DIGITS = number_words("zh")
@@ -148,8 +149,12 @@ _TOTAL = re.compile(
 _DANGLING = re.compile(
     rf"\b{pattern('dangling_words')}\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$", re.IGNORECASE
 )
-# an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
-_EQUATION_AS_SUBJECT = re.compile(r"^\S+\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
+# an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions", "y =
+# −(x − 1)² + 4 gives a maximum of 4"
+_EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
+# an equation that computes its value from numbers: "14 + 17 = 31", "33 × 2 − 1 = 65"
+_ARITHMETIC = re.compile(r"\d[\d.,]*(?:\s*[-+−×÷*/]\s*\d[\d.,]*)+\s*$")
+_EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
 _OF_THEM = re.compile(
     r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"
@@ -292,11 +297,14 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     """The clauses of an equation's sentence that may state the answer instead of it: beside
     an equation in a clause of context ("The circumference is 14π, using C = 2πr"), or one
     restating the question more than the equation's clause ("... at x = 2, and the minimum
-    value is −1"); none when the equation is of what the question asks ("c = -3, and ...")."""
-    if _asks_for(sentence, question):
-        return []
+    value is −1"); none when the equation is of what the question asks ("c = -3, and ...") or
+    computes its value from numbers ("The two smallest bars are 14 and 17, and 14 + 17 = 31.";
+    not as an explanation: "It must be 5, since 5 + 4 + 6 = 15")."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
+    computes = _ARITHMETIC.search(own[at].rsplit("=", 1)[0]) and not _EXPLAINS.match(own[at])
+    if _asks_for(sentence, question) or computes:
+        return []
     asked = topic_words(question or "")
     overlap = [len(asked & topic_words(clause)) for clause in own]
     return [
@@ -398,10 +406,8 @@ def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS
 def number_word(text: str) -> str:
     """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35,
     `two hundred fifty` 250, `minus two` and `negative six` are -2 and -6 (not "5 minus 3"),
-    a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`, and a decimal
-    comma before a percent sign: `19,1 %` is `19.1 %`."""
+    and a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
     digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
-    digits = _DECIMAL_COMMA.sub(r"\1.\2", digits)
     digits = _HUNDREDS.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), digits)
     return _SIGN_WORD.sub("-", digits)
 
@@ -516,8 +522,9 @@ def parse_number(text: str) -> Number | None:
 
 def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
-    value (`2.5 × 10³` is 2500), thousands separators and unit powers (`cm²`) dropped."""
-    text = fold(latex_fractions(text))
+    value (`2.5 × 10³` is 2500), a decimal comma as a point (`19,1 %` is `19.1 %`, `3,7` is
+    `3.7`), thousands separators and unit powers (`cm²`) dropped."""
+    text = _DECIMAL_COMMA.sub(r"\1.\2", fold(latex_fractions(text)))
     text = _TIMES_TEN.sub(_scientific, text)
     text = _UNIT_POWER.sub("", text)
     return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)

@@ -15,6 +15,7 @@ from rapidfuzz.distance import Levenshtein
 from mmcritic.eval.answers import (
     ASIDE,
     MAX_DIGITS,
+    SCALES,
     Number,
     answer_span,
     extract_numbers,
@@ -58,7 +59,10 @@ _APPROXIMATION_ASIDE = re.compile(
     r"\(\s*(?:≈|~|approx\.?|approximately|about|roughly)\s*(?P<value>[^()]*)\)", re.IGNORECASE
 )
 # a number with its percent sign; not one glued to a Latin letter, which labels ("Q3", "FY2022")
-_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-z])(-?\d+(?:\.\d+)?)\s*(%|percent)?")
+_NUMBER_IN_TEXT = re.compile(
+    rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|percent))?(?:\s+({'|'.join(SCALES)})\b)?",
+    re.IGNORECASE,
+)
 RELAXED_TOLERANCE = 0.05
 # math-verify reads a long text as LaTeX (500 characters of prose, as a product of symbols, take
 # it 0.4 s) and evaluates the numbers it meets (`10^{99999999}` would not finish): a candidate
@@ -96,16 +100,21 @@ def numeric_match(
     another answer.
     """
     span = answer_span(prediction, question)
-    expected, predicted = parse_number(str(target)), parse_number(span)
+    expected = parse_number(str(target))
+    # a year beside the value is a label, unless a year is asked for ("earned $2 million in 2019")
+    asks_year = expected is not None and _is_year(expected.value)
+    predicted = parse_number(span) if asks_year else _quantity(span)
     if stated_answer(prediction) is None and _NONE_STATED.match(fold(prediction)):
         predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
     if expected is None or predicted is None or reading_of(span).has("alternatives"):
         return False
     if stated_answer(prediction) is None and hedges_after(prediction, span):
         return False  # "the age gap is 6 years. However, ... so it might be 10."
+    # "$2 million" states 2000000, and 2 on a chart in millions
+    values = {predicted.value, predicted.value * predicted.scale}
     if precision is None:
-        return math.isclose(predicted.value, expected.value, rel_tol=1e-9, abs_tol=1e-9)
-    return round(predicted.value, precision) == round(expected.value, precision)
+        return any(math.isclose(v, expected.value, rel_tol=1e-9, abs_tol=1e-9) for v in values)
+    return any(round(v, precision) == round(expected.value, precision) for v in values)
 
 
 def relaxed_match(
@@ -162,14 +171,14 @@ def _quantity(span: str) -> Number | None:
     """The number an answer states as a quantity: its last number, passing over years told
     beside it as labels ("spent $5.2 billion in 2017" states 5.2)."""
     stated = _stated_numbers(span)
-    quantities = [n for n in stated if not (n.value.is_integer() and _is_year(n.value))]
+    quantities = [n for n in stated if not _is_year(n.value)]
     if quantities and len(quantities) < len(stated):
         return quantities[-1]
     return parse_number(span)
 
 
 def _is_year(value: float) -> bool:
-    return YEAR.fullmatch(str(int(value))) is not None
+    return value.is_integer() and YEAR.fullmatch(str(int(value))) is not None
 
 
 def _stated_numbers(span: str) -> list[Number]:
@@ -180,7 +189,8 @@ def _stated_numbers(span: str) -> list[Number]:
     for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", "")):
         value = number_value(match.group(1))
         if value is not None:
-            numbers.append(Number(value, bool(match.group(2))))
+            scale = SCALES.get((match.group(3) or "").lower(), 1.0)  # "$5.2 billion"
+            numbers.append(Number(value, bool(match.group(2)), scale))
     return numbers
 
 
@@ -369,15 +379,16 @@ def letter_score(
 
 def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The one option whose number is the number the answer states ("9.5" for "$9.50",
-    `60^{\\circ}` for "60", "35 km/h" for "35 mph"); None unless exactly one option has it and
-    the answer offers no alternatives."""
+    `60^{\\circ}` for "60", "35 km/h" for "35 mph", "fifty thousand" for "50,000"); None
+    unless exactly one option has it and the answer offers no alternatives."""
     stated = parse_number(span)
     if stated is None or reading_of(span).has("alternatives") or opens_with_letter(span, letters):
         return None  # "(B) 5" where 5 is option C names two options, not one
+    values = (stated.value, stated.value * stated.scale)  # "fifty thousand" for "50,000"
     matching = [
         letter
         for letter, option in zip(letters, options, strict=False)
         if len(extract_numbers(str(option))) == 1
-        and math.isclose(extract_numbers(str(option))[0], stated.value, abs_tol=1e-9)
+        and any(math.isclose(extract_numbers(str(option))[0], v, abs_tol=1e-9) for v in values)
     ]
     return matching[0] if len(matching) == 1 else None
