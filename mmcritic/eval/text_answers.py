@@ -41,7 +41,7 @@ from mmcritic.reading.structure import HEDGE, reading_of
 _TEXT_KEY_PHRASES = (
     *(f" {word} " for word in words("copulas") + words("agents")),
     " to ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
-    " states ",
+    " states ", " called ", " named ", " titled ",
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top right
 # is 8/15/80", "(The signature) at the bottom appears to be ..."
@@ -62,17 +62,25 @@ _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b
 _SENTENCE_VERB = re.compile(rf" (?:{COPULAS}|{pattern('sentence_verbs')}) ", re.IGNORECASE)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
+# what a word of a restatement may carry around it: "the 'Approved by' field"
+_WORD_EDGES = ".,;:'\"‘’“”"
 _ASKS_YEAR = re.compile(r"\b(?:which|what)\s+(?:is\s+the\s+)?year\b", re.IGNORECASE)
 _ASKS_DATE = re.compile(r"\b(?:date|when)\b", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
+_YES_NO_QUESTION = re.compile(
+    r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
+)
+_OPENING_YES_NO = re.compile(r"(yes|no)\b(?!\s+(?:longer|one|more)\b)", re.IGNORECASE)
+_ASKS_TEXT = re.compile(r"^\s*what\s+(?:is|was)\s+(written|printed|typed|stamped)\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
 _DATE = re.compile(
     rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
-# a number that begins a name or an address: "1875 Eye Street", "7 Eleven"
-_NUMBER_IN_NAME = re.compile(r"(?<![\w.,])\d[\d,]*\s+[A-Z][a-z]")
+# a number that begins a name or an address, or ends a name: "1875 Eye Street", "7 Eleven",
+# "the Smoke-Free Class of 2000"
+_NUMBER_IN_NAME = re.compile(r"(?<![\w.,])\d[\d,]*\s+[A-Z][a-z]|\b[A-Z][\w-]*\s+of\s+\d")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
     r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
@@ -138,6 +146,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     labelled = _labelled_value(lines, question)
     if labelled is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
+    direct = _direct_answer(lines, question)
+    if direct is not None:
+        return direct
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
     narrowed = _narrowed(sentence)
     if narrowed is None:
@@ -335,6 +346,28 @@ def _is_name_part(line: str) -> bool:
     return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
 
 
+def _direct_answer(lines: list[str], question: str) -> str | None:
+    """The answer a response gives in its first words: the yes or no it opens with, for a yes/no
+    question ("Yes, it is marked CONFIDENTIAL in the upper right corner."), or the whole line
+    that is the text the question asks to be read ("Printed in U.S.A.")."""
+    said = _OPENING_YES_NO.match(lines[0]) if _YES_NO_QUESTION.match(question) else None
+    if said is not None:
+        return said.group(1)
+    if len(lines) == 1 and _is_asked_text(lines[0], question):
+        return _trimmed(lines[0])
+    return None
+
+
+def _is_asked_text(line: str, question: str) -> bool:
+    """Whether a line is the text a question asks to be read ("What is printed at the bottom of
+    the page?"): a phrase with no verb but the question's own and no label ("Printed in U.S.A.";
+    not "Subject: Revised Sampling Schedule")."""
+    asked = _ASKS_TEXT.match(question)
+    if asked is None or _label(line) is not None:
+        return False
+    return _is_bare(re.sub(asked.group(1), "", line, flags=re.IGNORECASE))
+
+
 def _is_bare(text: str) -> bool:
     """A phrase or a label line rather than a sentence: it has no verb ("QUARTERLY SALES
     REPORT", "From: Tobacco Institute")."""
@@ -421,12 +454,12 @@ def _after_restated(clause: str, question: str) -> str | None:
     restates none of the question."""
     asked = content_words(question)
     words = clause.split()
-    first = next((i for i, w in enumerate(words) if w.lower().strip(".,;:") in asked), None)
+    first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
     if first is None:
         return None
     end = first
     while end + 1 < len(words):
-        word = words[end + 1].lower().strip(".,;:")
+        word = words[end + 1].lower().strip(_WORD_EDGES)
         if word not in asked and word not in _RESTATING_WORDS:
             break
         end += 1

@@ -79,7 +79,7 @@ _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a sentence that opens by concluding: "Therefore ...", "So ...", "In conclusion, ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_QUOTED_READING = re.compile(r"[\"“][^\"”\n]{1,60}[\"”]")
+_QUOTED_READING = re.compile(r"[\"“][^\"”\n]{1,60}[\"”]|(?<!\w)['‘][^'’\n]{1,60}['’](?!\w)")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(words("stop_words"))
 _RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
@@ -201,10 +201,10 @@ def settled_part(text: str, keep_asides: bool = False) -> str:
 
 
 def states_reading(text: str) -> bool:
-    """Whether a text names a reading of its own: a word in capitals, a
-    capitalised word after its first, a number or a quoted word ("so the word is WARDEN", "the
-    one in the front is Coca-Cola", 'so it is "started"'), rather than only commenting ("but it
-    is faded")."""
+    """Whether a text names a reading of its own: a word in capitals, a capitalised word after
+    its first, a number or a quoted word ("so the word is WARDEN", "the one in the front is
+    Coca-Cola", 'so it is "started"', "so it reads 'farm'"), rather than only commenting ("but
+    it is faded")."""
     words = text.split()
     return bool(
         any(_CAPITALISED.fullmatch(word.strip(".,;:!?")) for word in words[1:])

@@ -89,7 +89,7 @@ MARKS: dict[str, tuple[str, ...]] = {
     ),
     # unlike "alternatives", a range or two numbers are not two readings of a text answer,
     # since a document's answer may be one ("1985-1990")
-    "two_readings": ("_EITHER_OR", "_QUOTED_OR", "_LABELLED_VALUES_OR"),
+    "two_readings": ("_EITHER_OR", "_COULD_BE_OR", "_QUOTED_OR", "_LABELLED_VALUES_OR"),
     "yes_no": ("YES_NO",),
     "ordinal": ("ORDINAL",),
 }
