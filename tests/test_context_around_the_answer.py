@@ -8,7 +8,7 @@ import pytest
 
 from mmcritic.eval.answers import answer_span, is_cut_off, number_word
 from mmcritic.eval.choices import option_letters, read_choice
-from mmcritic.eval.scorers import anls, math_equal, numeric_match, relaxed_match
+from mmcritic.eval.scorers import anls, letter_score, math_equal, numeric_match, relaxed_match
 from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
@@ -730,3 +730,145 @@ def test_a_value_stated_only_in_a_condition_or_after_its_equation_is_the_answer(
     average = "Japan is 12 and South Korea is 19. (12 + 19) / 2 = 15.5.\n\nThe average is 15.5."
     question = "What is the average of the values for Japan and South Korea?"
     assert relaxed_match(average, "15.5", question=question)
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        # a number that ends a name is no answer alone; "called" restates the question
+        (
+            "The program is called the Smoke-Free Class of 2000.",
+            "What is the name of the program?",
+            "Smoke-Free Class of 2000",
+        ),
+        # quotes around the question's words do not end its restatement
+        (
+            "The name in the 'Approved by' field is L. F. Meyer.",
+            "What is the name in the 'Approved by' field?",
+            "L. F. Meyer",
+        ),
+        # the text asked to be read, whole; a yes/no question answered by its opening word
+        ("Printed in U.S.A.", "What is printed at the bottom of the page?", "Printed in U.S.A."),
+        (
+            "Yes, it is marked CONFIDENTIAL in the upper right corner.",
+            "Is the document marked confidential?",
+            "Yes",
+        ),
+    ],
+)
+def test_a_document_answer_is_the_span_a_grader_would_take(
+    response: str, question: str, read: str
+) -> None:
+    assert text_answer(response, question) == read
+
+
+def test_a_name_that_could_be_one_of_two_is_no_answer() -> None:
+    response = "The name could be Smokeless Tobacco Research Council or Tobacco Research Council."
+    assert text_answer(response, "What is the name of the foundation?") == ""
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "gold"),
+    [
+        # an equation that computes the value from numbers is the answer, not context beside it
+        (
+            "The two smallest bars are 14 and 17, and 14 + 17 = 31.",
+            "What is the sum of the two smallest bars?",
+            "31",
+        ),
+        (
+            "Each term is twice the previous term minus 1: 33 × 2 − 1 = 65.\n\n65",
+            "What is the next number in the sequence shown: 3, 5, 9, 17, 33, ?",
+            "65",
+        ),
+        # ... unless it only explains the value stated before it
+        (
+            "The number in the empty circle must be 5, since 5 + 4 + 6 = 15 along the line.",
+            "What number goes in the empty circle?",
+            "5",
+        ),
+        # an equation of any expression may be the subject that gives the value
+        (
+            "The vertex form y = −(x − 1)² + 4 gives a maximum of 4 at x = 1.",
+            "What is the maximum value of y?",
+            "4",
+        ),
+        # a scale word counts, and a year beside the value is a label
+        (
+            "The company earned $2 million in 2019.",
+            "How much revenue, in dollars, did the company earn in 2019?",
+            "2000000",
+        ),
+        (
+            "The company earned $2 million in 2019.",
+            "In which year did the company earn $2 million?",
+            "2019",
+        ),
+        # a decimal comma
+        ("À x = 3, la droite atteint y = 7,5.", "What is the value of y at x = 3?", "7.5"),
+    ],
+)
+def test_the_stated_number_is_the_one_a_grader_reads(
+    response: str, question: str, gold: str
+) -> None:
+    assert numeric_match(response, gold, question=question)
+
+
+def test_a_decimal_comma_is_a_decimal_point_but_not_in_a_list_or_a_point() -> None:
+    assert relaxed_match("Der Wert für 2016 beträgt 3,7.", "3.7", question="Value in 2016?")
+    assert open_match("Die Fläche beträgt π · 3² ≈ 28,27.", "28.27")
+    assert not numeric_match("The solutions are 3,7,9.", "3.7")
+    assert math_equal("The intersection is (3,7).", "(3,7)")
+
+
+def test_a_reading_settled_on_after_a_closer_look_is_the_reading() -> None:
+    response = (
+        "The word appears to be 'form'. On a closer look, the middle letter is an 'a', so it "
+        "reads 'farm'."
+    )
+    assert not substring_match(response, ["form"], question="what is written in the image?")
+    assert substring_match(response, ["farm"], question="what is written in the image?")
+
+
+@pytest.mark.parametrize(
+    ("critique", "verdict"),
+    [
+        (
+            "Assistant A says the number is 23, but it is 32. Assistant B reads 32 correctly. "
+            "Assistant B's answer is better.",
+            "2",
+        ),
+        ("回答1把数字读成了17，但实际是71。回答2读对了。综合来看，回答2更准确。", "2"),
+    ],
+)
+def test_a_verdict_stated_in_words_is_read(critique: str, verdict: str) -> None:
+    assert parse_judgement(critique).choice == verdict
+
+
+@pytest.mark.parametrize("answer", ["Nein.", "Non.", "Não."])
+def test_no_alone_in_another_language_is_no(answer: str) -> None:
+    assert yes_no(answer) == "no"
+
+
+def test_a_letter_written_against_cjk_text_is_the_pick() -> None:
+    options = ["chloroplast", "nucleus", "cell wall", "vacuole"]
+    answer = stated_answer("答えはAの葉緑体です。")
+    assert read_choice(answer, option_letters(4), options).letter == "A"
+
+
+def test_a_figure_label_names_an_option_when_the_options_are_the_points() -> None:
+    letters = option_letters(4)
+    assert read_choice("Point A", letters, letters).letter == "A"
+    on_a_figure = read_choice("Point B is the blade.", letters, ["blade", "stem", "leaf", "root"])
+    assert on_a_figure.letter == "A"
+
+
+def test_an_option_is_named_by_its_value_with_a_scale_word() -> None:
+    options = ["5,000.", "15,000.", "50,000.", "150,000."]
+    answer = "The narrator says about fifty thousand people attended."
+    assert letter_score(answer, "C", option_letters(4), options) == ("C", 1.0)
+
+
+def test_an_equation_that_gives_the_value_is_read_for_its_value() -> None:
+    answer = "The vertex form y = −(x − 1)² + 4 gives a maximum of 4 at x = 1."
+    assert math_equal(answer, "4", question="What is the maximum value of y?")

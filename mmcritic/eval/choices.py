@@ -36,6 +36,7 @@ from mmcritic.reading.structure import HEDGE, reading_of
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
+    r"([A-Z])(?=[\u3040-\u9fff\uac00-\ud7af])|"  # "Aの葉緑体": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
     # "A, not B", "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
@@ -162,6 +163,8 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     core = _letters_marked(plain_math(fold(text)), letters)
     core = core.lstrip(EDGE_PUNCTUATION + "\n\t").rstrip(_CLOSING_PUNCTUATION)
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
+    if options == list(letters):  # the options are the figure's points: "Point A" names A
+        core = _DIAGRAM_LABEL.sub(lambda label: label.group()[len(label.group(1)) :], core)
     corrected = reading_of(core).after_last("correction")
     if corrected is not None:  # "The answer is (C). Wait — ... So the correct point is (B)."
         settled = _read(corrected, letters, options)
