@@ -231,7 +231,6 @@ def answer_span(response: str, question: str | None = None) -> str:
     corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
         text = corrected
-    text = _after_turn_to_the_question(text, question)
     counted = stated_count(text, question)
     if counted is not None:
         return counted
@@ -252,19 +251,6 @@ def _without_condition(line: str) -> str:
     all it states ("The line crosses the x-axis at x = 2.5.")."""
     kept = _CONDITION.sub("", line)
     return kept if holds_digit(kept) else line
-
-
-def _after_turn_to_the_question(text: str, question: str | None) -> str:
-    """What follows the last turn ("Their mean is 33.8, but the question asks for the median,
-    which is the middle value: 33."), when it states a value after its verb and speaks of the
-    question at least as much as what came before; else the whole text ("The value in 2019 is
-    45. However, in 2020 it was 30." answers 2019 with 45)."""
-    turn = reading_of(text).last("turn")
-    if turn is None or value_strength(text[turn.end :]) < 2:
-        return text
-    asked = topic_words(question or "")
-    before, after = text[: turn.start], text[turn.end :]
-    return after if len(asked & topic_words(after)) >= len(asked & topic_words(before)) else text
 
 
 def is_cut_off(text: str) -> bool:

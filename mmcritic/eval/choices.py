@@ -544,12 +544,6 @@ def _breaks_off_at_subject(core: str) -> bool:
     return _SUBJECT_LEFT_OPEN.search(line) is not None or bool(_ITEM_LEFT_OPEN.search(core))
 
 
-def opens_with_letter(text: str, letters: Sequence[str]) -> bool:
-    """Whether an answer opens with one of the option letters marked as one (`(B)`, `B.`)."""
-    letter, _ = _opening_letter(_letters_marked(fold(text), letters).strip())
-    return bool(letter) and letter in letters
-
-
 def _opening_letter(core: str) -> tuple[str, int]:
     """The letter an answer opens with, marked as one (`B.`, `(B)`, `B:`), in capitals, and
     where its mark ends; ("", 0) when it opens with none."""

@@ -25,7 +25,7 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
 )
-from mmcritic.eval.choices import choice_letter, opens_with_letter, read_choice
+from mmcritic.eval.choices import choice_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
@@ -369,7 +369,7 @@ def letter_score(
     parsed = choice.letter
     # only an answer that names no option may state one's value; "(B) 5" (5 being C) or "The
     # total is $10.50 (B)" contradicts itself, and a hedge commits to nothing
-    if options and choice.open and not opens_with_letter(prediction, letters):
+    if options and choice.open:
         span = answer_span(prediction)
         if span != prediction:
             parsed = choice_letter(span, letters, options)
@@ -382,8 +382,8 @@ def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) 
     `60^{\\circ}` for "60", "35 km/h" for "35 mph", "fifty thousand" for "50,000"); None
     unless exactly one option has it and the answer offers no alternatives."""
     stated = parse_number(span)
-    if stated is None or reading_of(span).has("alternatives") or opens_with_letter(span, letters):
-        return None  # "(B) 5" where 5 is option C names two options, not one
+    if stated is None or reading_of(span).has("alternatives"):
+        return None
     values = (stated.value, stated.value * stated.scale)  # "fifty thousand" for "50,000"
     matching = [
         letter

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mmcritic.eval import metrics
-from mmcritic.eval.choices import opens_with_letter, option_letters, read_choice
+from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.scorers import math_equal
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, as_list, lettered
@@ -32,7 +32,7 @@ def score(answer: str, problem: Problem) -> Scored:
         value = options[ord(target) - ord("A")] if len(target) == 1 and target.isupper() else ""
         # "C. 7" with 7 option D names no option; "14, which corresponds to option D" with 14
         # option C picks D; "= 30 cubic units. (D)" with 30 option C contradicts itself
-        if opens_with_letter(answer, letters) or not choice.open:
+        if not choice.open:
             return Scored(choice.letter or answer, float(choice.letter == target))
         return Scored(answer, float(bool(value) and math_equal(answer, value, problem.question)))
     return Scored(answer, float(math_equal(answer, target, problem.question)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import answer_span, extract_numbers
-from mmcritic.eval.choices import opens_with_letter, option_letters, read_choice
+from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.scorers import closest_option, numeric_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import as_list
@@ -54,7 +54,7 @@ def _mathvista_choice(answer: str, options: list[str]) -> str:
     choice = read_choice(answer, letters, options)
     if choice.letter is not None:
         return options[ord(choice.letter) - ord("A")]
-    if not choice.open or opens_with_letter(answer, letters):
+    if not choice.open:
         return answer  # "B or C" hedges; "B. 10" with 10 option C: the letter and text disagree
     return closest_option(answer, options) if len(answer.split()) <= 5 else answer
 
