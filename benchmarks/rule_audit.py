@@ -1,7 +1,9 @@
-"""Which scoring-corpus lines each reading rule decides (mmcritic_dev.rule_audit), or with
---phrases each phrase of the language data (mmcritic_dev.phrase_audit).
+"""Which scoring-corpus lines each reading rule decides (mmcritic_dev.rule_audit): each regex,
+with --functions each function rule, with --phrases each phrase of the language data
+(mmcritic_dev.phrase_audit).
 
     python benchmarks/rule_audit.py --out runs/rule_audit.json
+    python benchmarks/rule_audit.py --functions --out runs/function_audit.json
     python benchmarks/rule_audit.py --phrases --out runs/phrase_audit.json
 
 Prints the rules that decide no line (candidates to remove) and each rule's count; the JSON
@@ -24,9 +26,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--phrases", action="store_true", help="audit the language data's phrases")
+    parser.add_argument("--functions", action="store_true", help="audit the function rules")
     parser.add_argument("--out", type=Path, default=Path("runs/rule_audit.json"))
     args = parser.parse_args()
-    rows = _phrase_rows(args.corpus) if args.phrases else _rule_rows(args.corpus)
+    if args.phrases:
+        rows = _phrase_rows(args.corpus)
+    else:
+        audit = rule_audit.audit_functions if args.functions else rule_audit.audit
+        rows = _rule_rows(audit(args.corpus, progress=_progress))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1))
     idle = [row for row in rows if not row["decides"] and not row.get("unswitchable")]
@@ -39,7 +46,7 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _rule_rows(corpus: Path) -> list[dict]:
+def _rule_rows(reports: list[rule_audit.RuleReport]) -> list[dict]:
     return [
         {
             "rule": str(report.rule),
@@ -49,7 +56,7 @@ def _rule_rows(corpus: Path) -> list[dict]:
             "unswitchable": report.unswitchable,
             "aliases": [str(alias) for alias in report.aliases],
         }
-        for report in rule_audit.audit(corpus, progress=_progress)
+        for report in reports
     ]
 
 

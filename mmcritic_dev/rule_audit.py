@@ -1,9 +1,13 @@
 """Which corpus lines each reading rule decides: every rule has to earn its place.
 
-A rule is a regular expression the reading layer compiles at module level. The audit scores the
-whole labelled scoring corpus (`scorer_agreement`) once with every rule watched, to learn which
-lines each rule matches on, then switches the rules off one at a time and scores again the lines
-it matched. A line a rule *decides* is one the scorers agree on with the rule and not without
+A rule is a regular expression the reading layer compiles at module level (`audit`), or a
+function it defines there whose result says whether it found something (`audit_functions`): a
+check (`bool`), a finder of something optional (`X | None`), a collector (`list`) or a rewrite
+of its text (`str` from a first `str` argument). The audit scores the whole labelled scoring
+corpus (`scorer_agreement`) once with every rule watched, to learn on which lines each rule
+finds something, then switches the rules off one at a time (a pattern matches nothing, a
+function finds nothing or leaves its text as it is) and scores again the lines it found
+something on. A line a rule *decides* is one the scorers agree on with the rule and not without
 it; a rule that decides no line is dead weight (it never matches, or what it does another rule
 does as well) and goes. Lines that agree only without a rule are listed as its harm.
 """
@@ -224,14 +228,13 @@ def _agrees(corpus: str, line: dict[str, Any]) -> bool:
 
 
 def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> list[RuleReport]:
-    """Each rule's report over the corpora in `folder`."""
+    """Each regex rule's report over the corpora in `folder`."""
     modules = audited_modules()
     # `re` hands out one compiled object for one regex: names holding the same object are one
     # rule, whose other names are its aliases
     named: dict[int, list[Rule]] = {}
     for rule in reading_rules(modules):
         named.setdefault(id(_pattern(rule)), []).append(rule)
-    rules = [first for first, *_ in named.values()]
     reports = {
         first: RuleReport(
             first,
@@ -240,55 +243,106 @@ def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> lis
         )
         for first, *others in named.values()
     }
-    patterns = {rule: _pattern(rule) for rule in rules}
-    lines = corpora(folder)
-    baseline = _watched_pass(modules, patterns, reports, lines, progress)
-    _switch_off_each(modules, patterns, reports, lines, baseline, progress)
-    return [reports[rule] for rule in rules]
+    held = {rule: _pattern(rule) for rule in reports}
+    _audit(modules, held, _Watched, lambda pattern: _Off(pattern), reports, folder, progress)
+    return list(reports.values())
 
 
-def _switch_off_each(
+def audit_functions(
+    folder: Path, progress: Callable[[str], None] = lambda _: None
+) -> list[RuleReport]:
+    """Each function rule's report over the corpora in `folder` (see the module docstring)."""
+    modules = audited_modules()
+    rules = function_rules(modules)
+    reports = {rule: RuleReport(rule) for rule in rules}
+    held = {rule: getattr(importlib.import_module(rule.module), rule.name) for rule in rules}
+
+    def watched(function: Callable, on_hit: Callable[[], None]) -> Callable:
+        return _watched_function(function, rules[_rule_of(function)], on_hit)
+
+    def switched_off(function: Callable) -> Callable:
+        nothing = rules[_rule_of(function)]
+        return lambda *args, **kwargs: nothing(args)
+
+    _audit(modules, held, watched, switched_off, reports, folder, progress)
+    return list(reports.values())
+
+
+def function_rules(modules: list[ModuleType]) -> dict[Rule, Callable[[tuple], Any]]:
+    """Each function a module defines at its top level whose result says whether it found
+    something, with what it returns when it finds nothing, given its arguments."""
+    rules = {}
+    for module in modules:
+        for node in ast.parse(inspect.getsource(module)).body:
+            if isinstance(node, ast.FunctionDef) and node.returns is not None:
+                nothing = _nothing_found(ast.unparse(node.returns), node.args.args)
+                if nothing is not None:
+                    rules[Rule(module.__name__, node.name)] = nothing
+    return rules
+
+
+def _nothing_found(returns: str, parameters: list[ast.arg]) -> Callable[[tuple], Any] | None:
+    first = ast.unparse(parameters[0].annotation) if parameters and parameters[0].annotation else ""
+    if returns == "bool":
+        return lambda args: False
+    if returns.endswith("| None"):
+        return lambda args: None
+    if returns.startswith("list["):
+        return lambda args: []
+    if returns == "str" and first == "str":
+        return lambda args: args[0]  # a rewrite that leaves its text as it is
+    return None
+
+
+def _rule_of(function: Callable) -> Rule:
+    return Rule(function.__module__, function.__name__)
+
+
+def _watched_function(
+    function: Callable, nothing: Callable[[tuple], Any], on_hit: Callable[[], None]
+) -> Callable:
+    """The function, reporting each call that found something."""
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        if result != nothing(args):
+            on_hit()
+        return result
+
+    return watched
+
+
+def _audit(
     modules: list[ModuleType],
-    patterns: dict[Rule, re.Pattern[str]],
+    held: dict[Rule, Any],
+    watched: Callable[[Any, Callable[[], None]], Any],
+    switched_off: Callable[[Any], Any],
     reports: dict[Rule, RuleReport],
-    lines: dict[str, list[dict[str, Any]]],
-    baseline: dict[LineKey, bool],
+    folder: Path,
     progress: Callable[[str], None],
 ) -> None:
-    """Each rule off in turn, the lines it matched scored again."""
-    for index, rule in enumerate(patterns, start=1):
-        report = reports[rule]
-        progress(f"rule {index}/{len(patterns)} {rule}: {len(report.matched)} lines matched")
-        with _replaced(modules, patterns[rule], _Off(patterns[rule])):
-            for key in sorted(report.matched):
-                corpus, number = key
-                now = _agrees(corpus, lines[corpus][number - 1])
-                if baseline[key] and not now:
-                    report.decides.append(key)
-                elif now and not baseline[key]:
-                    report.harms.append(key)
-
-
-def _watched_pass(
-    modules: list[ModuleType],
-    patterns: dict[Rule, re.Pattern[str]],
-    reports: dict[Rule, RuleReport],
-    lines: dict[str, list[dict[str, Any]]],
-    progress: Callable[[str], None],
-) -> dict[LineKey, bool]:
-    """Scores every line with every rule watched; returns whether each line agrees."""
+    """Fills each rule's report: every line scored once with every rule watched, then each
+    rule switched off in turn and the lines it found something on scored again."""
+    lines = corpora(folder)
     current: list[LineKey] = [("", 0)]
-    stand_ins = {
-        rule: _Watched(pattern, lambda rule=rule: reports[rule].matched.add(current[0]))
-        for rule, pattern in patterns.items()
-    }
     agreed = {}
     with ExitStack() as stack:
-        for rule, pattern in patterns.items():
-            stack.enter_context(_replaced(modules, pattern, stand_ins[rule]))
+        for rule, rule_held in held.items():
+            stand_in = watched(rule_held, lambda rule=rule: reports[rule].matched.add(current[0]))
+            stack.enter_context(_replaced(modules, rule_held, stand_in))
         for corpus, corpus_lines in lines.items():
             progress(f"watching {corpus}: {len(corpus_lines)} lines")
             for number, line in enumerate(corpus_lines, start=1):
                 current[0] = (corpus, number)
                 agreed[current[0]] = _agrees(corpus, line)
-    return agreed
+    for index, (rule, rule_held) in enumerate(held.items(), start=1):
+        report = reports[rule]
+        progress(f"rule {index}/{len(held)} {rule}: {len(report.matched)} lines matched")
+        with _replaced(modules, rule_held, switched_off(rule_held)):
+            for key in sorted(report.matched):
+                corpus, number = key
+                now = _agrees(corpus, lines[corpus][number - 1])
+                if agreed[key] and not now:
+                    report.decides.append(key)
+                elif now and not agreed[key]:
+                    report.harms.append(key)

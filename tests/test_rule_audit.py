@@ -43,6 +43,30 @@ def test_a_rule_a_line_needs_decides_it_and_a_rule_it_never_meets_decides_nothin
     assert never_met.matched == set() and never_met.decides == []
 
 
+def test_a_function_rule_a_line_needs_decides_it_and_one_never_called_decides_nothing(tmp_path):
+    # two MathVerse answers whose value is the equation the question names, not the last one:
+    # `_names_side` decides them, and a document rule never runs on them
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    lines = read_corpus(CORPUS / "mathverse_testmini.jsonl")
+    named = [line for line in lines if line["response"] in NAMED_EQUATIONS]
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in named)
+    (folder / "mathverse_testmini.jsonl").write_text(text, encoding="utf-8")
+    reports = {str(r.rule): r for r in rule_audit.audit_functions(folder)}
+    assert reports["mmcritic.eval.answers._names_side"].decides == [
+        ("mathverse_testmini", 1),
+        ("mathverse_testmini", 2),
+    ]
+    never_called = reports["mmcritic.eval.text_answers._in_range"]
+    assert never_called.matched == set() and never_called.decides == []
+
+
+NAMED_EQUATIONS = (
+    "BC = 5, so AD = AB·AC/BC = 3 × 4 / 5 = 2.4, and BD = 9/5 = 1.8.",
+    "∠2 = 55°, ∠3 = 125°",
+)
+
+
 def test_each_regex_of_the_reading_layer_has_one_name():
     modules = rule_audit.audited_modules()
     named: dict[int, list[str]] = {}
