@@ -47,9 +47,9 @@ def test_every_language_file_lists_only_known_kinds_and_its_patterns_compile() -
         for kind in kinds:
             for fragment in phrases(code, kind):
                 if kind in PATTERN_KINDS:
-                    re.compile(fragment.replace("{index}", "1"))
-                if kind == "verdict_statements":
-                    assert "{index}" in fragment, (code, fragment)
+                    re.compile(re.sub(r"\{(?:index|letter|place|who|better)\}", "1", fragment))
+                if kind in ("verdict_statements", "verdict_finals", "verdict_losers"):
+                    assert re.search(r"\{(?:index|letter|place)\}", fragment), (code, fragment)
                 if kind == "spellings":
                     spelling, other = fragment
                     re.sub(spelling, other, "")

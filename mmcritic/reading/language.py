@@ -20,7 +20,8 @@ _FOLDER = "languages"
 KINDS = {
     "answer_phrases": "pattern: what introduces a stated answer ('the answer is', '答案是')",
     "answer_ends": "pattern: a word that closes a stated answer (Korean '입니다', Japanese 'です')",
-    "verdict_statements": "pattern: a response named better, `{index}` where its index stands",
+    "verdict_statements": "pattern: a response named better; `{index}`, `{letter}` (1, 2, a, b)"
+    " or `{place}` where it is named, `{who}` a noun for it, `{better}` its praise",
     "unclear_openings": "pattern: an answer opening by saying it cannot tell ('I'm not sure')",
     "cannot_tell": "pattern: a stated inability to tell, anywhere in an answer",
     "corrections": "pattern: an answer revising what it said before ('wait', 'actually')",
@@ -53,7 +54,12 @@ KINDS = {
     "sentence_verbs": "pattern: a verb that makes a sentence of a phrase ('reads', 'shows')",
     "restating_words": "words: function words a restatement of the question runs over",
     "undecided": "pattern: a critic declining to decide between two answers ('hard to say')",
-    "criteria": "pattern: a criterion an answer may be better on alone ('clarity', 'length')",
+    "verdict_finals": "pattern: an overall or final verdict, `{index}` etc. as in statements",
+    "verdict_losers": "pattern: a response named worse ('Response 1 is worse')",
+    "verdict_nouns": "pattern: what a critic calls a response ('response', 'assistant')",
+    "verdict_praise": "pattern: what a critic calls the better response ('better', 'closer')",
+    "verdict_limits": "pattern: what limits praise to one criterion ('in clarity', 'about')",
+    "verdict_places": "places: words naming a response by its place ('former' -> 1)",
     "dangling_words": "pattern: a word a response cut off before its value ends on ('is', 'of')",
     "verdict_correct": "words: a verdict that an answer is right",
     "verdict_incorrect": "words: a verdict that an answer is wrong",
@@ -88,6 +94,11 @@ def number_words(*codes: str) -> dict[str, int]:
 def tens_words(*codes: str) -> dict[str, int]:
     """Words for multiples of ten ("twenty" -> 20) of the given languages."""
     return _merged("tens", codes)
+
+
+def places(*codes: str) -> dict[str, int]:
+    """Words a critic names a response by its place with ("former" -> 1, "second" -> 2)."""
+    return _merged("verdict_places", codes)
 
 
 def phrases(code: str, kind: str) -> list[str]:
@@ -126,5 +137,5 @@ def ordinals(*codes: str) -> list[str]:
 def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, int]:
     merged: dict[str, int] = {}
     for code in codes or LANGUAGES:
-        merged |= {word.lower(): value for word, value in _all()[code][kind].items()}
+        merged |= {word.lower(): value for word, value in _all()[code].get(kind, {}).items()}
     return merged

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
-from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases
+from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases, places
 from mmcritic.reading.markup import (
     BOX_OPEN,
     STYLE_MACROS,
@@ -33,7 +33,8 @@ _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
 _WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
 _STRIPPED = str.maketrans("", "", "$*`")
 
-_NOUN = r"(?:response|answer|assistant|option|candidate|output|model)"
+# what a critic calls a response, in every language the readers know ("Response", "Assistant")
+_NOUN = pattern("verdict_nouns")
 # "one" and "two" in every language the readers know ("\\boxed{one}", "Response two")
 _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
@@ -49,7 +50,7 @@ _TIE = re.compile(
 _INDEX_MEANING = {"1": "1", "a": "1", "first": "1", "1st": "1"}
 _INDEX_MEANING |= {"2": "2", "b": "2", "second": "2", "2nd": "2"}
 _INDEX_MEANING |= _INDEX_WORDS
-_INDEX_MEANING |= {"former": "1", "latter": "2"}
+_INDEX_MEANING |= {word: str(value) for word, value in places().items()}
 
 Reason = Literal[
     "ok", "no_box", "box_only_in_think", "unclosed_think", "conflicting_boxes", "unrecognised"
@@ -227,89 +228,55 @@ def has_think_box_format(text: str) -> bool:
 
 
 # Verdicts stated in words, as judge prompts ask for them (VL-RewardBench: "Overall Judgment:
-# Answer X is better"; Multimodal RewardBench and MT-Bench: "[[A]]") and critics write them.
-_WHO = r"(?:answer|response|assistant|output|candidate|option)\s*#?\s*"
-# What a critic calls the better response: "is better", "is more accurate", "is closer", "wins".
-_BETTER = (
-    r"(?:better|superior|preferred|preferable|stronger|the\s+winner|closer|more\s+(?:accurate|"
-    r"correct|faithful|helpful|precise|appropriate))"
-    # better on one criterion only ("better in completeness", "more accurate about the color")
-    # is no overall verdict
-    r"(?!\s+(?:about|regarding|with\s+respect\s+to)\b)"
-    rf"(?!\s+(?:in|at|for|on|regarding)\s+{pattern('criteria')}\b)"
+# Answer X is better"; Multimodal RewardBench and MT-Bench: "[[A]]") and critics write them, in
+# every language's words (`verdict_finals`, `verdict_statements`, `verdict_losers`).
+_WHO = rf"{_NOUN}\s*#?\s*"
+# what a critic calls the better response ("is better", "is more accurate", "wins"), not on one
+# criterion only ("better in completeness", "more accurate about the color")
+_BETTER = rf"{pattern('verdict_praise')}(?!\s+{pattern('verdict_limits')})"
+# a statement's role, as its groups are named: an overall or final verdict settles what came
+# before it; a loser names the worse response
+_ROLES = {"f": "verdict_finals", "w": "verdict_statements", "l": "verdict_losers"}
+_SLOT = re.compile(r"\{(index|letter|place)\}")
+# verdicts in the form of a judge prompt's brackets or of JSON ({"better_answer": 2}, {"winner":
+# "B"}); the prompt's own instruction "[[A]] if Assistant A is better" states none
+_MARKED_VERDICTS = (
+    r"\[\[\s*(?P<w_c>[12ab])\s*\]\](?!\s*if\b)"
+    r"|\[\[\s*(?P<w_gt>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<w_lt>[ab])\s*\]\]"
+    r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
+    rf"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:{_WHO})?(?P<w_json>[12ab])\b"
 )
 
 
-def _foreign_verdicts() -> str:
-    """Each language's verdict statements ("回答2更好", "Antwort 2 ist besser"), as alternatives:
-    `{index}` becomes a named group of an index as the language writes one (a digit, a or b, its
-    words for one and two); the names are unique, so `_meaning` finds whichever matched."""
+def _stated_verdicts() -> str:
+    """Each language's verdict statements as alternatives, `{who}` and `{better}` filled in
+    and each slot made a named group `<role>_<language><number>_<slot>` (`_ROLES`): `{index}`
+    an index as the language writes one (a digit, a or b, its words for one and two),
+    `{letter}` a digit or a or b, `{place}` its words for the first and second response."""
     statements = []
     for code in LANGUAGES:
         words = [word for word, value in number_words(code).items() if value in (1, 2)]
-        index = "|".join(["[12ab]", *sorted(words, key=len, reverse=True)])
-        for number, statement in enumerate(phrases(code, "verdict_statements")):
-            parts = statement.split("{index}")
-            groups = [f"(?P<{code}{number}_{n}>{index})" for n in range(len(parts) - 1)]
-            statements.append("".join(map("".join, zip(parts, [*groups, ""], strict=True))))
+        slots = {
+            "index": "|".join(["[12ab]", *sorted(words, key=len, reverse=True)]),
+            "letter": "[12ab]",
+            "place": "|".join(sorted(places(code), key=len, reverse=True)) or "(?!)",
+        }
+        for role, kind in _ROLES.items():
+            for number, statement in enumerate(phrases(code, kind)):
+                statements.append(_grouped(statement, f"{role}_{code}{number}", slots))
     return "|".join(statements) or "(?!)"
 
 
-_PHRASED_VERDICTS = re.compile(
-    r"(?:overall|final)\s+judg(?:e)?ment\s*[:：]?[\s*]*(?:" + _WHO + r")?\[?(?P<a>[12ab])\b"
-    r"(?!\]?\s+is\s+(?:not|worse|weaker|inferior|less)\b)"
-    r"|(?:final\s+)?(?:verdict|winner|choice|pick|better|preferred|preference|decision)"
-    r"\s*(?:is)?\s*[:：][\s*]*(?:the\s+)?(?:" + _WHO + r")?\[*(?P<b>[12ab])\b"
-    # "Final answer: Response 2", "My final choice is Answer 1", "The winner is Response 1": a
-    # final answer, choice or winner that names a response, not a value
-    r"|(?:final\s+(?:answer|choice|verdict|decision|pick)|\bwinner)\s*(?:is)?\s*[:：]?[\s*]*"
-    r"(?:the\s+)?" + _WHO + r"\[*(?P<k>[12ab])\b"
-    r"|\[\[\s*(?P<c>[12ab])\s*\]\](?!\s*if\b)"
-    r"|\[\[\s*(?P<w>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<x>[ab])\s*\]\]"
-    # "Assistant B's answer is better"
-    r"|\b" + _WHO + r"\[?(?P<d>[12ab])\]?(?:['’]s\s+(?:answer|response))?"
-    r"\s+(?:is\s+(?:(?:correct|right)\s+and\s+(?:is\s+)?)?"
-    r"(?:(?:clearly|slightly|overall|much|actually|"
-    r"indeed|definitely|still|also|certainly|significantly|somewhat|far|therefore|thus|hence|the)"
-    r"\s+)*"
-    r"(?:the\s+)?" + _BETTER + r"|wins\b|better\s+(?:addresses|answers|matches|describes|"
-    r"reflects|captures|follows))"
-    # "I find Answer 2 superior", "I consider Response 1 the better one"
-    r"|\b(?:find|consider|judge|rate)\s+(?:the\s+)?" + _WHO + r"(?P<q>[12ab])\s+(?:to\s+be\s+)?"
-    r"(?:the\s+)?"
-    + _BETTER
-    + r"|\bthe\s+(?P<o>former|latter)\s+(?:is\s+[\w\s,]{0,40}?\b"
-    + _BETTER
-    + r"\b)"
-    r"|\b(?:the\s+)?(?P<e>first|second|former|latter)\s+(?:answer|response|one)\s+(?:is\s+[\w\s,]{0,40}?"
-    r"\b" + _BETTER + r"\b|wins\b|better\s+(?:addresses|answers|matches|describes|reflects|"
-    r"captures|follows))"
-    r"|\b(?:prefer|choose|pick|select|go\s+with)\s+(?:the\s+)?(?:"
-    + _WHO
-    + r"(?P<f>[12ab])\b|(?P<g>first|second)\s+(?:answer|response))"
-    r"|\b(?:better|preferred)\s+(?:answer|response)\s*(?:is)?\s*[:：]?[\s*]*\[?\s*"
-    # "The better answer is not Answer 1 but Answer 2"
-    r"(?:not\s+(?:the\s+)?(?:"
-    + _WHO
-    + r")?[12ab]\s*,?\s+but\s+)?(?:the\s+)?(?:"
-    + _WHO
-    + r")?\[?(?P<h>[12ab]|first|second)\b"
-    r"|\b" + _WHO + r"(?P<l>[12ab])\s+is\s+(?:clearly\s+|much\s+|slightly\s+)?(?:worse|weaker|"
-    r"inferior|less\s+(?:accurate|correct|helpful))\b(?:\s+than\s+(?:the\s+)?(?:"
-    + _WHO
-    + r")?[12ab]\b)?"
-    r"|\b" + _WHO + r"(?P<n>[12ab])\s+is\s+not\s+(?:the\s+)?(?:better|superior|preferred)\b"
-    # JSON verdicts: {"better_answer": 2}, {"winner": "B"}, {"preferred_response": "1"}
-    r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
-    r"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:"
-    + _WHO
-    + r")?(?P<j>[12ab])\b"
-    + "|"
-    + _foreign_verdicts(),
-    re.IGNORECASE,
-)
-# Verdicts the critic marks as its overall or final one: they settle what came before them.
-_FINAL_GROUPS = ("a", "b", "h", "k")
+def _grouped(statement: str, name: str, slots: dict[str, str]) -> str:
+    """A statement with `{who}` and `{better}` filled in and its slots groups `<name>_<n>`."""
+    pieces = _SLOT.split(statement.replace("{who}", _WHO).replace("{better}", _BETTER))
+    grouped = pieces[0]  # text, slot, text, ..., slot, text
+    for number, (slot, text) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True)):
+        grouped += f"(?P<{name}_{number}>{slots[slot]}){text}"
+    return grouped
+
+
+_PHRASED_VERDICTS = re.compile(f"{_MARKED_VERDICTS}|{_stated_verdicts()}", re.IGNORECASE)
 # Between two different stated verdicts, a word that settles on the later one; without one the
 # answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
 # A critic taking back what it said before: "wait", "on closer inspection", "I retract".
@@ -320,7 +287,6 @@ _SETTLES = re.compile(
     + "|".join(pattern(kind) for kind in ("turns", "conclusions", "summaries")),
     re.IGNORECASE,
 )
-_LOSER = ("l", "n")  # groups that name the worse response
 
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
@@ -428,7 +394,7 @@ def _stated_verdict(answer: str) -> str | None:
         return None
     last, choice = stated[-1]
     rivals = [match for match, meaning in stated if meaning != choice]
-    final = _group(last) in _FINAL_GROUPS  # "Overall Judgment: ..." settles on itself
+    final = _group(last).startswith("f_")  # "Overall Judgment: ..." settles on itself
     if rivals and not final and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
         return None
     return None if _UNDECIDED.search(text, last.end()) else choice
@@ -448,4 +414,4 @@ def _group(match: re.Match[str]) -> str:
 def _meaning(match: re.Match[str]) -> str:
     name, word = next((key, value) for key, value in match.groupdict().items() if value)
     index = _INDEX_MEANING[word.lower()]
-    return ("2" if index == "1" else "1") if name in _LOSER else index
+    return ("2" if index == "1" else "1") if name.startswith("l_") else index
