@@ -223,7 +223,7 @@ def _agrees(corpus: str, line: dict[str, Any]) -> bool:
     (one it counts on to match) does not agree."""
     try:
         return corpus_agreement(corpus, [line]).agreed == 1
-    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError, re.error):
         return False
 
 
