@@ -75,10 +75,22 @@ def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> lis
     return reports
 
 
+# a verdict statement's slots (`mmcritic.rewards.parsing`), as loosely as a line may fill them:
+# a line the phrase could touch is scored again, so more is only slower
+_SLOTS = re.compile(r"\{(index|letter|place|who|better)\}")
+_SLOT_FILLS = {
+    "index": r"(?:[12ab]|\w+)",
+    "letter": r"[12ab]",
+    "place": r"\w+",
+    "who": r"\w+\s*#?\s*",
+    "better": r"[^.!?\n]*?",
+}
+
+
 def _touched(phrase: Phrase, lines: dict[str, list[dict[str, Any]]]) -> list[LineKey]:
     """The lines whose text the phrase matches, as written or case-folded and NFKC-normalised
     (the readers match some texts lower-cased and folded)."""
-    found = re.compile(phrase.text.replace("{index}", r"(?:[12ab]|\w+)"), re.IGNORECASE)
+    found = re.compile(_SLOTS.sub(lambda slot: _SLOT_FILLS[slot.group(1)], phrase.text), re.I)
     touched = []
     for corpus, corpus_lines in lines.items():
         for number, line in enumerate(corpus_lines, start=1):
