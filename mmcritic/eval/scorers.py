@@ -264,7 +264,7 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
         for gold in golds:
             if not gold:
                 continue
-            if _squash(candidate) == _squash(gold) or (
+            if squashed(candidate) == squashed(gold) or (
                 _verifiable(candidate) and _verify(candidate, gold)
             ):
                 return True
@@ -355,7 +355,9 @@ def _verify(prediction: str, target: str) -> bool:
     return bool(gold and answer and verify(gold, answer))
 
 
-def _squash(text: str) -> str:
+def squashed(text: str) -> str:
+    """The text lower-cased, without whitespace or a final full stop: how plain answers compare
+    before any reading of their maths."""
     return "".join(text.lower().split()).rstrip(".")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import answer_span, extract_numbers
 from mmcritic.eval.choices import option_letters, read_choice
-from mmcritic.eval.scorers import closest_option, numeric_match
+from mmcritic.eval.scorers import closest_option, numeric_match, squashed
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import as_list
 
@@ -41,7 +41,7 @@ def score(answer: str, problem: Problem) -> Scored:
         return Scored(
             answer, float(bool(wanted) and extract_numbers(answer_span(answer)) == wanted)
         )
-    return Scored(answer, float(_squash(answer) == _squash(target)))
+    return Scored(answer, float(squashed(answer) == squashed(target)))
 
 
 def _mathvista_choice(answer: str, options: list[str]) -> str:
@@ -57,10 +57,6 @@ def _mathvista_choice(answer: str, options: list[str]) -> str:
     if not choice.open:
         return answer  # "B or C" hedges; "B. 10" with 10 option C: the letter and text disagree
     return closest_option(answer, options) if len(answer.split()) <= 5 else answer
-
-
-def _squash(text: str) -> str:
-    return "".join(text.lower().split()).rstrip(".")
 
 
 TASK = PolicyTask(
