@@ -105,7 +105,8 @@ _EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORE
 # reasoning broken off at the subject of its next sentence: "... a dark background. The second
 # image"
 _SUBJECT_LEFT_OPEN = re.compile(
-    r"[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then)\s+[^,.!?\n]{1,40},\s+)?"
+    r"[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|Above|"
+    r"Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?"
     r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their))"
     r"(?:\s+[\w'-]+){1,3}\s*$"
 )
