@@ -872,3 +872,55 @@ def test_an_option_is_named_by_its_value_with_a_scale_word() -> None:
 def test_an_equation_that_gives_the_value_is_read_for_its_value() -> None:
     answer = "The vertex form y = −(x − 1)² + 4 gives a maximum of 4 at x = 1."
     assert math_equal(answer, "4", question="What is the maximum value of y?")
+
+
+def test_saying_none_of_the_given_options_match_picks_none() -> None:
+    answer = (
+        "Company C sold 180 of the 1,500 total units, so its market share is 180 / 1,500 = "
+        "12%. None of the given options match."
+    )
+    assert read_choice(answer, option_letters(4), ["15%", "20%", "25%", "30%"]).letter is None
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        (
+            "The sender is Linda Marsh, who works in the Public Affairs department",
+            "What is the sender's name?",
+            "Linda Marsh",
+        ),
+        ("RJR-0418, at the top of the page", "What is the form number?", "RJR-0418"),
+    ],
+)
+def test_a_relative_clause_or_a_place_on_the_page_after_the_answer_is_context(
+    response: str, question: str, read: str
+) -> None:
+    assert text_answer(response, question) == read
+
+
+def test_reasoning_cut_off_at_a_subject_after_a_leading_phrase_picks_none() -> None:
+    answer = (
+        "Let's analyze the graph step by step.\n\n1. For x < 0, the curve rises to a local "
+        "maximum at x = 0.\n2. Between x = 0 and x = 2, the curve"
+    )
+    options = ["(−∞, 0)", "(0, 2)", "(2, ∞)", "(−1, 1)"]
+    assert read_choice(answer, option_letters(4), options).letter is None
+
+
+def test_two_readings_in_capitals_commit_to_neither() -> None:
+    answer = "Possible readings: FRESH or FRESCO. The last letters are too curved to be certain."
+    assert not substring_match(answer, ["FRESH"], question="what is written in the image?")
+
+
+def test_a_count_a_colon_breaks_down_is_the_count() -> None:
+    answer = (
+        "There are 8 triangles in the picture: 4 small ones, 3 made of two small triangles, "
+        "and 1 large triangle."
+    )
+    assert answer_span(answer, "How many triangles can be found in the picture?") == "8"
+
+
+def test_an_answer_glossed_in_brackets_after_cjk_text_is_read() -> None:
+    answer = "売上が最も高いのは12月（December）です。"
+    assert relaxed_match(answer, "December", question="Which month has the highest sales?")

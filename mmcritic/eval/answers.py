@@ -363,7 +363,10 @@ def stated_count(text: str, question: str | None) -> str | None:
     # the count said to be the total, where the question asks for one ("... have in total?")
     asks_total = _IN_TOTAL.search(question or "") is not None
     totalled = [m for m in found if asks_total and _IN_TOTAL.match(numbered[-1], m.end())]
-    count_text = (total or subset or (totalled or found)[-1]).group(1)
+    # the count a colon then breaks down: "There are 8 triangles: 4 small ones, ..., and 1 large"
+    listed = numbered[-1].find(": ")
+    broken_down = [m for m in found if m.end() <= listed]
+    count_text = (total or subset or (totalled or broken_down or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
 

@@ -81,6 +81,8 @@ _VALUE_BESIDE = re.compile(
     r"\s+(?:with|at)\s+(?:about\s+|around\s+|approximately\s+|nearly\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
+# an answer glossed in brackets after CJK text: "12月（December）"
+_GLOSS = re.compile(r"(?<=[\u3040-\u9fff\uac00-\ud7af])\(([^()]{1,40})\)")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -144,8 +146,10 @@ def relaxed_match(
         named = subject_core(stated[0], question)  # "represented by the red line"
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
+        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
         # "The sector with the highest growth is Technology (+18%)."
         candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
+        candidates = (*candidates, *glosses)
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"

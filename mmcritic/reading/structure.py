@@ -57,8 +57,11 @@ _VALUE_OR_VALUE = re.compile(
 )
 # two values of one label joined by "or": "July 8 or July 9", "Room 210 or Room 211"
 _LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
-# two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".'
-_QUOTED_OR = re.compile(r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘")
+# two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".', or
+# two in capitals: "Possible readings: FRESH or FRESCO."
+_QUOTED_OR = re.compile(
+    r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘|\b[A-Z]{2,},?\s+or\s+[A-Z]{2,}\b"
+)
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
 YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
 
