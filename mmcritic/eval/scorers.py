@@ -97,9 +97,10 @@ def numeric_match(
     it (`answer_span`: a box, "answer is", a bold value, the value after the last `=` or
     after a key phrase), so a value the reasoning passes through does not count and a hedge
     ("5 or 6") is read as its last value; fractions, number words and a percent sign on
-    either side are accepted, since the target states the unit in the question. An answer
-    that opens by saying there is none ("None.", "No bars are ...") reads as 0 unless it marks
-    another answer.
+    either side are accepted, since the target states the unit in the question, as is a scale
+    word ("$2 million" for 2000000, or for 2 on a chart in millions); a year beside the value is
+    a label unless the target is a year. An answer that opens by saying there is none ("None.",
+    "No bars are ...") reads as 0 unless it marks another answer.
     """
     span = answer_span(prediction, question)
     expected = parse_number(str(target))
