@@ -102,6 +102,8 @@ EXEMPT = {
     "mmcritic.eval.scorers._UNVERIFIABLE": "keeps numbers math-verify cannot read in bounded "
     "time from it (tests/test_bounded_reading.py)",
     "mmcritic.eval.tasks.mmmu_val.task.IMAGE_TOKEN": "builds MMMU's prompt and image list",
+    "mmcritic.rewards.parsing._SLOT": "builds the verdict pattern from the language data when "
+    "the reader is imported",
     "mmcritic.eval.tasks.vl_rewardbench.verdicts._JUDGMENT_OPENER": "VL-RewardBench's official "
     "verdict rule as published (tests/test_protocols.py)",
     "mmcritic.eval.tasks.vl_rewardbench.verdicts._ANSWER_BETTER": "VL-RewardBench's official "
