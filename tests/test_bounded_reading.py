@@ -357,3 +357,11 @@ def test_every_critic_verdict_reader_takes_linear_time_on_repeated_phrases(unit:
     ]
     assert times[0] < len(VERDICT_READERS) * PER_CALL_SECONDS, f"took {times[0]:.2f}s"
     assert times[1] <= 2.5 * times[0], f"doubling the length took {times[1] / times[0]:.1f}x"
+
+
+@pytest.mark.parametrize(
+    "written", ["1" * 12_000 + " + x = 3, so x is 3.", "1+" * 6_000 + "x = 3, so x is 3."]
+)
+def test_an_equation_after_a_long_run_of_digits_reads_in_bounded_time(written: str) -> None:
+    # whether an equation computes its value ("14 + 17 = 31") is read from its left side's end
+    _timed(lambda: numeric_match(written, "3", question="What is x?"), "numeric_match")

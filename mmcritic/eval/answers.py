@@ -152,8 +152,10 @@ _DANGLING = re.compile(
 # an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions", "y =
 # −(x − 1)² + 4 gives a maximum of 4"
 _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
-# an equation that computes its value from numbers: "14 + 17 = 31", "33 × 2 − 1 = 65"
-_ARITHMETIC = re.compile(r"\d[\d.,]*(?:\s*[-+−×÷*/]\s*\d[\d.,]*)+\s*$")
+# an equation that computes its value from numbers: "14 + 17 = 31", "33 × 2 − 1 = 65"; matched
+# on its left side reversed, from the end, so that a long run of digits is read once, not from
+# each of its digits
+_ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 _EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
 _OF_THEM = re.compile(
@@ -288,7 +290,8 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     not as an explanation: "It must be 5, since 5 + 4 + 6 = 15")."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
-    computes = _ARITHMETIC.search(own[at].rsplit("=", 1)[0]) and not _EXPLAINS.match(own[at])
+    left = own[at].rsplit("=", 1)[0]
+    computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not _EXPLAINS.match(own[at])
     if _asks_for(sentence, question) or computes:
         return []
     asked = topic_words(question or "")
