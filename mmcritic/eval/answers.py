@@ -482,6 +482,12 @@ class Number:
     # a scale word stated after it: 1e6 for "1.5 million"
     scale: float = 1.0
 
+    @property
+    def readings(self) -> tuple[float, float]:
+        """The value as written and as scaled: "$2 million" is 2 on a chart in millions, and
+        2000000."""
+        return self.value, self.value * self.scale
+
 
 def parse_number(text: str) -> Number | None:
     """The last number in a short answer, as a person reads it: `1,000` is 1000, `12.0%` is

@@ -113,11 +113,14 @@ def numeric_match(
         return False
     if stated_answer(prediction) is None and hedges_after(prediction, span):
         return False  # "the age gap is 6 years. However, ... so it might be 10."
-    # "$2 million" states 2000000, and 2 on a chart in millions
-    values = {predicted.value, predicted.value * predicted.scale}
     if precision is None:
-        return any(math.isclose(v, expected.value, rel_tol=1e-9, abs_tol=1e-9) for v in values)
-    return any(round(v, precision) == round(expected.value, precision) for v in values)
+        return any(
+            math.isclose(value, expected.value, rel_tol=1e-9, abs_tol=1e-9)
+            for value in predicted.readings
+        )
+    return any(
+        round(value, precision) == round(expected.value, precision) for value in predicted.readings
+    )
 
 
 def relaxed_match(
@@ -150,7 +153,7 @@ def relaxed_match(
         glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
         # "The sector with the highest growth is Technology (+18%)."
         candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
-        candidates = (*candidates, *glosses)
+        candidates += tuple(glosses)
         return any(plain_words(c) == wanted for c in candidates if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"
@@ -391,11 +394,13 @@ def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) 
     stated = parse_number(span)
     if stated is None or reading_of(span).has("alternatives"):
         return None
-    values = (stated.value, stated.value * stated.scale)  # "fifty thousand" for "50,000"
     matching = [
         letter
         for letter, option in zip(letters, options, strict=False)
         if len(extract_numbers(str(option))) == 1
-        and any(math.isclose(extract_numbers(str(option))[0], v, abs_tol=1e-9) for v in values)
+        and any(
+            math.isclose(extract_numbers(str(option))[0], value, abs_tol=1e-9)
+            for value in stated.readings
+        )
     ]
     return matching[0] if len(matching) == 1 else None

@@ -34,7 +34,7 @@ from mmcritic.reading.statements import (
     subject_restates,
     without_final_period,
 )
-from mmcritic.reading.structure import HEDGE, reading_of
+from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
 # what a sentence's answer follows: a copula or a passive's agent in any language ("is",
 # "est", "ist"; "by", "par"), or one of the English words that close a restated question
@@ -70,7 +70,6 @@ _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
 )
-_OPENING_YES_NO = re.compile(r"(yes|no)\b(?!\s+(?:longer|one|more)\b)", re.IGNORECASE)
 _ASKS_TEXT = re.compile(r"^\s*what\s+(?:is|was)\s+(written|printed|typed|stamped)\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
@@ -350,9 +349,9 @@ def _direct_answer(lines: list[str], question: str) -> str | None:
     """The answer a response gives in its first words: the yes or no it opens with, for a yes/no
     question ("Yes, it is marked CONFIDENTIAL in the upper right corner."), or the whole line
     that is the text the question asks to be read ("Printed in U.S.A.")."""
-    said = _OPENING_YES_NO.match(lines[0]) if _YES_NO_QUESTION.match(question) else None
+    said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
     if said is not None:
-        return said.group(1)
+        return lines[0][: said.end()]
     if len(lines) == 1 and _is_asked_text(lines[0], question):
         return _trimmed(lines[0])
     return None

@@ -47,8 +47,7 @@ _TIE = re.compile(
     r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
     r"both(?:\s+(?:are\s+)?equal)?"
 )
-_INDEX_MEANING = {"1": "1", "a": "1", "first": "1", "1st": "1"}
-_INDEX_MEANING |= {"2": "2", "b": "2", "second": "2", "2nd": "2"}
+_INDEX_MEANING = {"1": "1", "a": "1", "1st": "1", "2": "2", "b": "2", "2nd": "2"}
 _INDEX_MEANING |= _INDEX_WORDS
 _INDEX_MEANING |= {word: str(value) for word, value in places().items()}
 
