@@ -1,19 +1,9 @@
-"""Reading a policy's answer: the span that states a value, and numbers.
+"""The span of a free answer that states a value, and numbers as people write them.
 
-The output format (the think block, boxes, JSON, HTML, LaTeX) is read in
-`mmcritic.reading.markup`, the stage that also serves the critic's verdict and a policy's boxed
-answer, so a box means the same thing in training, inference and evaluation; the answer a
-response marks (box, JSON, "the answer is" in any language) in `mmcritic.reading.final`. What is
-added here is what benchmarks need on top: the span of a free answer that states a value, and
-numbers written with thousands separators, percent signs, number words, fractions or units.
-The option letter is read in `mmcritic.eval.choices`, yes/no in `mmcritic.eval.yes_no`, short
-text answers in `mmcritic.eval.text_answers`, all on top of this. Nothing here raises on model
-output.
-
-A numeral of more than `MAX_DIGITS` digits (more than any measured quantity has), or whose
-value lies beyond float range (about 1e±308), is no usable number (`number_value`): a huge
-integer is never built, and "1e400" or "1 × 10^{400}" never reads as infinity, so it never
-matches.
+Built on the format and final-statement stages of `mmcritic.reading`; the option, yes/no and
+text readers build on this. Nothing here raises on model output, and a numeral of more than
+`MAX_DIGITS` digits or beyond float range is no number (`number_value`), so "1e400" never
+matches as infinity.
 """
 
 from __future__ import annotations
@@ -42,20 +32,18 @@ from mmcritic.reading.structure import reading_of
 
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
-# a value the answer sets aside after its own: "the answer is 2, not 3"
-# (starting inside a run of whitespace reads the same as at its start, and would cost time
-# quadratic in the run's length)
+# a value the answer sets aside after its own: "the answer is 2, not 3"; no match starts inside
+# a run of whitespace, which would cost time quadratic in the run's length
 _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
-# a fraction ending the text read so far, with the whole part of a mixed number ("2 3/4");
-# not a date's "3/4/2020" nor a decimal's "1.5/2"
+# a fraction ending the text, with a mixed number's whole part ("2 3/4"); not in a date or decimal
 _ENDING_FRACTION = re.compile(
     r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
 )
 _FRACTION_PARTS = ("whole", "num", "den")
-# scientific notation as written, after `fold`: "4.5 × 10^4", "3 \\times 10^{8}", "1.6×10^-19"
-# (starting inside a run of digits reads the same as at its start)
+# scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits,
+# where each start would read the same number again
 _TIMES_TEN = re.compile(
     r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
@@ -70,24 +58,22 @@ _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
 MARKUP = str.maketrans("", "", "*$`")
-# (inline math holds no other opener: one never closed is read up to the next opener, not to
-# the end of the text from each opener in turn)
+# inline math holding no other opener, so one never closed is not read to the end of the text
+# from each opener in turn (quadratic time)
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
 # MMMU eval_utils.py `get_key_subresponses`
 KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
-# A trailing condition on a variable ("attained at x = 1", "when t = 2") states no answer.
-# (a word before the condition starts at a word's first letter: a start inside one reads the
-# same, and trying each would cost time quadratic in the word's length)
+# a trailing condition on a variable, which states no answer: "attained at x = 1"; the word
+# before it starts at a word's first letter, as each start inside one would cost quadratic time
 _CONDITION = re.compile(
     r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*"
     r"(?:[^,;.]|\.(?=\d))*$",  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
     re.IGNORECASE,
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
-# English number words, and other languages' from two up ("cuatro personas"): their "one" is
-# also their indefinite article ("una persona"); Chinese and Japanese numerals, which no space
-# delimits (kana and ideographs), are read only as counts (`_CJK_COUNT`)
+# English number words, and other languages' from two up: their "one" is also "a" ("una");
+# Chinese and Japanese numerals, which no space delimits, are read only as counts (`_CJK_COUNT`)
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
 _WORD_DIGITS = {
     **{
@@ -108,14 +94,13 @@ _NUMBER_WORD = re.compile(
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
 _HUNDREDS = re.compile(r"\b(\d{1,2}) hundred(?:(?: and)? (\d{1,2})(?![\d.,]))?\b", re.IGNORECASE)
-# a decimal comma, as German, French or Spanish write one: "19,1 %" is 19.1%, "beträgt 3,7" is
-# 3.7 (not in a list, "3,7,9", nor a point, "(3,7)")
+# a decimal comma, as German or French write one: "19,1 %" is 19.1% (not in a list or a point)
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.(\[])(\d+),(\d{1,2})(?=\s*%|(?![\d,)\]]))")
 # "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
 _SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
 _CJK_DIGITS = number_words("zh")
 _CJK = "".join(_CJK_DIGITS)
-# a count in Chinese numerals, read only before a measure word (个, 辆, 只, ...): "两辆自行车"
+# a count in Chinese numerals, read only before a measure word: "两辆自行车"
 _CJK_COUNT = re.compile(
     rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
     rf"(?={pattern('measure_words')})"
@@ -126,38 +111,28 @@ _LATEX_FRACTION = re.compile(
 )
 # a unit's power, not a digit of the number: "25.1 cm²" states 25.1 (NFKC would make it cm2)
 _UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
-# the verb after which a sentence states its value: "was 24.9%", "are visible, so 6 ...", a
-# copula in any language ("es el 5")
-_COPULA = re.compile(
-    r"\b(?:is|was|are|were|be|equals?|totals?|totall?ed|amounts?\s+to|stands?\s+at|stood\s+at|"
-    r"reached|reaches|came\s+to|comes\s+to|(?:adds?|added|adding)\s+up\s+to|sums?\s+to|"
-    r"measures?|measured|points?\s+(?:at|to)|"
-    rf"accounts?\s+for|{COPULAS})\b",
-    re.IGNORECASE,
-)
+# the verb after which a sentence states its value, a copula in any language: "was 24.9%"
+_COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
-_IN_TOTAL = re.compile(r"\s+(?:in\s+total|in\s+all|altogether|overall)\b", re.IGNORECASE)
+_IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _TOTAL = re.compile(
     r"\b(?:so|making|which\s+makes|for\s+a\s+total\s+of|a\s+total\s+of|total(?:ling)?)\s+"
-    r"(\d[\d,]*)\b(?:\s+(?:in\s+total|in\s+all|altogether|overall))?",
+    r"(\d[\d,]*)\b",
     re.IGNORECASE,
 )
-# a response cut off before its value: it ends on a word that leaves it open ("is", "of", "the",
-# "at roughly", "which means"; not "12 in", inches), an "=", or a dash or comma after a label;
-# an operator after a space is a sum left open ("20 × 4 /"), not "C++"
+# a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
+# comma after a label, or an operator after a space (a sum left open, not "C++")
 _DANGLING = re.compile(
     rf"\b{pattern('dangling_words')}\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$", re.IGNORECASE
 )
-# an equation that is the subject of a verb stating the value: "f(x) = 1 has 3 solutions", "y =
-# −(x − 1)² + 4 gives a maximum of 4"
+# an equation as the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
-# an equation that computes its value from numbers: "14 + 17 = 31", "33 × 2 − 1 = 65"; matched
-# on its left side reversed, from the end, so that a long run of digits is read once, not from
-# each of its digits
+# the left side of "14 + 17 = 31", matched reversed from the end so that a long run of digits
+# is read once, not from each of its digits
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 _EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
-# (not from inside a list of numbers: "1,2,3,..." would be read from each of its numbers)
+# a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
     r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"
     r"|(?<=, )\d[\d,]*(?=\s+(?:have|has|are|were)\s))",
@@ -176,8 +151,7 @@ _COUNTS_THINGS = re.compile(
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 _MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
-# endings that leave a word's meaning as an answer: plural, adjective, participle ("octagonal"),
-# and the time of day ("Nighttime" for "Night")
+# endings that leave a word's meaning as an answer: "octagonal" for "octagon"
 _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
@@ -187,14 +161,11 @@ _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITI
 
 
 def answer_span(response: str, question: str | None = None) -> str:
-    """The part of a free answer that states it, for numeric and mathematical answers: the
-    answer the response marks (box, JSON, "answer is"); else its last bold span holding a digit
-    ("... = **27.8**"); else the value after the last `=` of its last line that has one (an
-    approximation after `≈` included; a condition such as ", attained at x = 1" is not one);
-    else, for a "how many X" question, the count stated of X ("3 cars parked on the left, and 2
-    on the right"); else, in the sentence that states a number (the one restating the question
-    when one is given, else the last), the main clause after its verb ("was 24.9%, rising to
-    26.5% in 2014" states 24.9%); else the whole answer."""
+    """The part of a free numeric or mathematical answer that states it: the marked answer (box,
+    JSON, "answer is"), else the last bold span holding a digit, else the value after the last
+    `=` (not a trailing condition), else the count a "how many" question asks for, else what
+    follows the verb of the sentence stating a number (the one restating the question, else the
+    last); else the whole answer. An empty string when the response is cut off."""
     stated = stated_answer(response)
     if stated is not None:
         return stated
@@ -211,9 +182,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if equated and labelled:  # "x = 2\ny = 3\nIntersection: (2, 3)": the labelled result
         return labelled.group(1).strip()
     if equated:
-        # "f(x) = −(x − 2)² + 4, so the maximum value is 4": a later statement or conclusion
-        # states it ("... = π. So the shaded area is 4 − π.", "... = 360° + 90°, so it points
-        # at 3", "∠ABC = 130°.\nSo ∠ABC is 50° or 130°."), else the last equation does
+        # a later statement or conclusion states the value ("... = π. So the shaded area is
+        # 4 − π."), else the last equation does
         line = lines[equated[-1]]
         parts = [
             (part, index > 0)
@@ -262,10 +232,9 @@ def is_cut_off(text: str) -> bool:
 
 
 def _equated_value(sentence: str, question: str | None) -> str:
-    """The value a sentence equates: after its last `=`, before a trailing clause ("c = -3,
-    and the vertex is at (1, -4)" is -3); of several equations ("∠2 = 55°, ∠3 = 125°"), the
-    last one whose left side the question names, when the last one's does not; what an
-    equation named as a subject has ("the equation f(x) = 1 has 3 solutions" is 3)."""
+    """The value after a sentence's last `=`, before a trailing clause; of several equations,
+    the last whose left side the question names; for an equation as subject, what it has
+    ("f(x) = 1 has 3 solutions" is 3)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
     chosen = sentence
     if question and equations and not _names_side(equations[-1], question):
@@ -282,12 +251,10 @@ def _names_side(equation: str, question: str) -> bool:
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
-    """The clauses of an equation's sentence that may state the answer instead of it: beside
-    an equation in a clause of context ("The circumference is 14π, using C = 2πr"), or one
-    restating the question more than the equation's clause ("... at x = 2, and the minimum
-    value is −1"); none when the equation is of what the question asks ("c = -3, and ...") or
-    computes its value from numbers ("The two smallest bars are 14 and 17, and 14 + 17 = 31.";
-    not as an explanation: "It must be 5, since 5 + 4 + 6 = 15")."""
+    """The clauses of an equation's sentence that may state the answer instead of it: the others
+    when the equation is not in the first ("The circumference is 14π, using C = 2πr"), else those
+    restating the question more; none when the equation is of what is asked or, other than as
+    an explanation, computes its value from numbers."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
@@ -323,11 +290,9 @@ def _verb_then_value(sentence: str) -> bool:
 
 
 def value_strength(clause: str) -> int:
-    """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb
-    ("16.2 million in 2020") or a list of three or more after the verb; 0: a value only before
-    the verb ("The largest bar, 41.2, is not included"), or a count of things ("There are 4
-    bars in the chart, and the value asked for is 5" states 5; a "how many" question has its
-    count read before, by `stated_count`)."""
+    """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb, or a
+    list of three or more after the verb; 0: a value only before the verb, or a count of things
+    (which `stated_count` reads for a "how many" question)."""
     if _COUNTS_THINGS.search(clause):
         return 0
     verb = _COPULA.search(clause)
@@ -340,9 +305,8 @@ def value_strength(clause: str) -> int:
 
 
 def stated_count(text: str, question: str | None) -> str | None:
-    """For a "how many X" question, the number the answer puts before X ("a total of 250
-    cigarettes were tested, 25 from each ...", "There are three bars above 40: ..."): the first
-    such count in the last sentence that states one; None otherwise."""
+    """For a "how many X" question, the number the answer puts before X ("There are three bars
+    above 40"), from the last sentence that states a number; None otherwise."""
     asked = _HOW_MANY.search(question or "")
     if asked is None:
         return None
@@ -359,8 +323,7 @@ def stated_count(text: str, question: str | None) -> str | None:
         found = list(_OF_THEM.finditer(numbered[-1]))  # "5 bars in total; 3 of them exceed 40"
     if not found:
         return None  # a later total that names no noun ("; adding 310 gives 1,560") answers
-    # the last count in the last sentence stating a number ("5 objects would remain if ..., so
-    # 4 objects are left"), unless the sentence then sums up ("..., so 5 in total")
+    # the last count, unless the sentence then sums up ("..., so 5 in total")
     total = _TOTAL.search(numbered[-1], found[-1].end())
     subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
     # the count said to be the total, where the question asks for one ("... have in total?")
@@ -375,10 +338,8 @@ def stated_count(text: str, question: str | None) -> str | None:
 
 
 def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | None:
-    """A part of the things counted that the sentence goes on to count, when that part is what
-    the question asks about: "There are 6 bars, and 2 of them are below 6" for "How many bars
-    are below 6?", not "110 calories per serving, and 45 of them come from fat" for "How many
-    calories are there per serving?"."""
+    """A part of the things counted that the sentence goes on to count ("2 of them are below
+    6"), when the question asks about that part more than about the whole."""
     subset = _OF_THEM.search(sentence, after)
     if subset is None:
         return None
@@ -388,17 +349,16 @@ def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | N
 
 
 def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:
-    """MMMU's key part of one lower-cased sentence: the text after the key phrase ("is ", "so ",
-    "therefore ", ...) that leaves the shortest tail; None when no phrase leaves a real one."""
+    """MMMU's key part of one lower-cased sentence: the shortest tail after a key phrase ("is ");
+    None when no phrase leaves a real one."""
     tails = [lowered.split(word)[-1].strip() for word in indicators if word in lowered]
     tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
     return min(tails, key=len) if tails else None
 
 
 def number_word(text: str) -> str:
-    """Number words as digits: `Three` is 3, `Two lanes.` is `2 lanes.`, `Thirty-five` 35,
-    `two hundred fifty` 250, `minus two` and `negative six` are -2 and -6 (not "5 minus 3"),
-    and a Chinese count before its measure word: `两辆` is `2辆`, `十二个` is `12个`."""
+    """Number words as digits ("two hundred fifty" is 250), a sign word as a minus where no
+    number stands before it, and a Chinese count before its measure word."""
     digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
     digits = _HUNDREDS.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), digits)
     return _SIGN_WORD.sub("-", digits)
@@ -429,9 +389,8 @@ def option_words(text: str) -> str:
 
 
 def same_words(answer: str, target: str) -> bool:
-    """Whether an answer says the target's words: the same words up to case, punctuation, a
-    leading article, number words and inflection ("octagonal" for "Octagon", "circular" for
-    "circle", "Cars." for "car")."""
+    """Whether an answer says the target's words, up to case, punctuation, a leading article,
+    number words and inflection ("circular" for "circle")."""
     said = LEADING_ARTICLE.sub("", option_words(answer)).split()
     wanted = LEADING_ARTICLE.sub("", option_words(target)).split()
     return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
@@ -447,19 +406,17 @@ def _same_word(said: str, wanted: str) -> bool:
 
 
 def plain_words(text: str) -> str:
-    """Lower-cased words without punctuation: the form answer and option texts compare in. A
-    minus sign before a number stays a word of its own ("-2" is not "2"); an abbreviation with
-    dots is one word ("U.S." is "us", as "US" is); British spelling reads as American
-    (`american_spelling`)."""
+    """Lower-cased words without punctuation, the form answer and option texts compare in: a
+    minus before a number stays a word ("-2" is not "2"), a dotted abbreviation is one word, and
+    British spelling reads as American."""
     text = _DOTTED.sub(lambda match: match.group().replace(".", ""), fold(text))
     signed = _NEGATIVE.sub(" minus ", without_accents(text).lower())
     return " ".join(american_spelling(word) for word in _PUNCTUATION.sub(" ", signed).split())
 
 
 def american_spelling(word: str) -> str:
-    """A lower-cased word in American spelling, so a British answer reads as an American gold:
-    "centred" is "centered", "colour" "color", "haemoglobin" "hemoglobin", "sulphate"
-    "sulfate", "aluminium" "aluminum". (Most words match no pattern: one search tells.)"""
+    """A lower-cased word in American spelling ("colour" is "color"), so a British answer reads
+    as an American gold. Most words match no pattern, which one search tells."""
     if _BRITISH.search(word) is None:
         return word
     for british, american in _BRITISH_SPELLINGS:
@@ -490,12 +447,10 @@ class Number:
 
 
 def parse_number(text: str) -> Number | None:
-    """The last number in a short answer, as a person reads it: `1,000` is 1000, `12.0%` is
-    12 with `percent` set, `$1.45` is 1.45, `2, not 3` is 2, `3/4` and `the ratio is 1/2` are
-    fractions (not a date's `3/4/2020`), `2 3/4` is 2.75, `4.5 × 10^4` is 45000. A scale word
-    after it (`1.5 million`) is kept apart in `scale`: a chart may give its values in millions.
-    None when the text holds no number, or its last number is of no usable size
-    (`number_value`)."""
+    """The last number in a short answer as a person reads it, with separators, currency,
+    fractions (not a date's), mixed numbers and scientific notation, and a value set aside
+    dropped ("2, not 3" is 2). A scale word after it goes in `scale`, as a chart may give its
+    values in millions. None when there is no number, or the last is of no usable size."""
     cleaned = _NOT_VALUE.sub("", number_word(written_numbers(text)).translate(MARKUP)).strip()
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
@@ -520,8 +475,7 @@ def parse_number(text: str) -> Number | None:
 
 def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
-    value (`2.5 × 10³` is 2500), a decimal comma as a point (`19,1 %` is `19.1 %`, `3,7` is
-    `3.7`), thousands separators and unit powers (`cm²`) dropped."""
+    value, a decimal comma as a point, thousands separators and unit powers (`cm²`) dropped."""
     text = _DECIMAL_COMMA.sub(r"\1.\2", fold(latex_fractions(text)))
     text = _TIMES_TEN.sub(_scientific, text)
     text = _UNIT_POWER.sub("", text)
@@ -544,10 +498,9 @@ def extract_numbers(text: str) -> list[float]:
 
 
 def number_value(numeral: str) -> float | None:
-    """The value of a numeral as `_NUMBER` matches it (`-1.5`, `2e-3`); None when it is of no
-    usable size: more than `MAX_DIGITS` digits before its exponent, or a value beyond float
-    range (above about 1.8e308, or nonzero below about 2.2e-308, where `float` would give
-    infinity or zero). The size is checked on the text first, so no huge number is built."""
+    """The value of a numeral as `_NUMBER` matches it; None when it has more than `MAX_DIGITS`
+    digits before its exponent or lies beyond float range (where `float` gives infinity or
+    zero). The size is checked on the text first, so no huge number is built."""
     mantissa, _, exponent = numeral.lower().partition("e")
     if sum(char.isdigit() for char in mantissa) > MAX_DIGITS:
         return None

@@ -1,9 +1,9 @@
 """Which option a multiple-choice answer picks: the one letter reader every task shares.
 
 It follows MMMU's official `parse_multi_choice_response` where that reads answers as a careful
-grader does, and departs from it where it does not (see `choice_letter`): no random letter when
-nothing matches, letters that contradict their option's text pick nothing, option texts count as
-whole words, hedges and stated inability pick nothing.
+grader does, and departs from it where it does not: no random letter when nothing matches,
+option texts count as whole words, and a letter that contradicts its option's text, a hedge or a
+stated inability picks nothing. docs/scoring.md lists each rule with examples.
 """
 
 from __future__ import annotations
@@ -38,24 +38,23 @@ _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
     r"([A-Z])(?=[\u3040-\u9fff\uac00-\ud7af])|"  # "Aの葉緑体": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
-    # "A, not B", "B, because ...": a capital and a comma before a rejection or a reason
+    # "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
 )
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
 _NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
-# an option listed with a tick after it, and one declared the correct one
+# an option listed with a tick after it ("B. dog ✓"), and one declared the correct one
 _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", re.MULTILINE)
 _DECLARED_OPTION = re.compile(
     r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
 )
-# two letters offered as alternatives anywhere: "either A or B", "(A) Yes or (B) No", "option B
-# or option C"
+# two letters offered as alternatives anywhere: "(A) Yes or (B) No"
 _LETTER_ALTERNATIVES = re.compile(
     r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+"
     rf"(?:(?i:{language.pattern('option_nouns')})\s+)?\(?\b([A-Z])\b\)?"
 )
-_LETTER_MENTIONS = ("({})", " {} ", " {}.", " {})", " {}:", " {},")
-# the same mentions with any whitespace around them (line breaks read as spaces, as MMMU does)
+# a letter named as an option: "(B)", " B ", " B.", " B)", " B:", " B," (line breaks read as
+# spaces, as MMMU does)
 _LETTER_MENTION_FORM = r"(?<=[\s(]){0}(?=[\s.):,])"
 
 
@@ -63,9 +62,13 @@ def _letter_mention(letter: str) -> re.Pattern[str]:
     return re.compile(_LETTER_MENTION_FORM.format(re.escape(letter)))
 
 
-# a turn, a commitment or a conclusion: between an option's text and a later letter it makes
-# the letter the pick ("might suggest watercolor, but ... I'll go with B", "... So it is (B)."),
-# and after a first sentence it takes the pick away from that sentence's main clause
+def _named_letters(text: str, letters: Sequence[str]) -> list[str]:
+    """The letters the text names as options, in the order of `letters`."""
+    return [x for x in letters if _letter_mention(x).search(f" {text} ")]
+
+
+# a turn, commitment or conclusion: after an option's text it makes a later letter the pick
+# ("..., but I'll go with B"); after a first sentence it voids that sentence's main-clause pick
 _TURN_OR_COMMITMENT = re.compile(
     "|".join(
         language.pattern(kind)
@@ -76,7 +79,7 @@ _TURN_OR_COMMITMENT = re.compile(
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
 _DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
 _ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*", re.IGNORECASE)
-# what precedes a mention the answer rejects ("not mitosis", "rather than the Renaissance")
+# what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
     rf"{language.pattern('rejections')}\s+(?:the\s+|a\s+|an\s+)?"
     rf"(?:{language.pattern('option_nouns')}\s+)?\(?$",
@@ -87,38 +90,35 @@ REJECTED_BEFORE = re.compile(
 _REJECTION_REACH = 200
 # no pick at all: "so it could be either one"
 _EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
-# between two options an echo of the option list runs through: ", ", "; ", a line break, "and",
-# after a unit the option's pattern leaves out ("A:110°\nB:70°")
+# what may separate the options of an echoed option list: punctuation, spaces, "and", or a unit
+# the option's pattern leaves out ("A:110°\nB:70°")
 _ECHO_SEPARATOR = re.compile(r"[°%\s,;.]*(?:(?:and|or)\s+)?")
-# what follows a mention the answer sets against its pick or rules out: "The McMurray test (A),
-# by contrast,", "A is wrong because ...", "(C) is incorrect"
+# what follows a mention the answer sets against its pick or rules out: "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
     r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*"
     rf"(?:{language.pattern('contrasts')}|{language.pattern('ruled_out')})",
     re.IGNORECASE,
 )
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
-# a conclusion that no option is right: "so neither is clearly better", "none of them fits"
+# a conclusion that no option is right: "none of them fits"
 _NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORECASE)
-# reasoning broken off at the subject of its next sentence: "... a dark background. The second
-# image"
+# reasoning broken off at its next sentence's subject: "... a dark background. The second image"
 _SUBJECT_LEFT_OPEN = re.compile(
     r"[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|Above|"
     r"Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?"
     r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their))"
     r"(?:\s+[\w'-]+){1,3}\s*$"
 )
-# a list of reasoning broken off at its next item's subject: "- The plant is far from the
-# door.\n- The umbrella stand"
+# a list of reasoning broken off at its next item's subject: "- ... door.\n- The umbrella stand"
 _ITEM_LEFT_OPEN = re.compile(
     r"^\s*[-*•]\s[^\n]*[.!?]\s*\n\s*[-*•]\s+(?:The|This|That|These|Those|Its|Their)"
     r"(?:\s+[\w'-]+){1,3}\s*\Z",
     re.MULTILINE,
 )
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
-# an option named last in a sentence: "..., option (C).", "so the answer is C"
+# an option named last in a sentence: "so the answer is C"
 _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
@@ -134,8 +134,8 @@ def option_letters(count: int) -> list[str]:
 @dataclass(frozen=True)
 class Choice:
     """What an answer picks: the letter, or None and why (`how`). Only an answer that names
-    nothing (`none`) may still state an option's value; one that names two options, hedges, says
-    it cannot tell or contradicts itself has made its pick, and it is none."""
+    nothing (`how == "none"`, `open`) may still state an option's value; a hedge, two options, a
+    stated inability or a contradiction is a pick of none."""
 
     letter: str | None
     how: str
@@ -146,20 +146,17 @@ class Choice:
 
 
 def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> str | None:
-    """The option an answer picks; None when it picks none (see `read_choice`)."""
+    """The letter of the option an answer picks; None when it picks none."""
     return read_choice(text, letters, options).letter
 
 
 def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> Choice:
     """The option an answer picks, and how it was read (`Choice.how`).
 
-    What follows a self-correction, when that names an option; else, with an echo of the
-    option list left out: a bare letter or an option's text; none for several letters,
-    alternatives, a hedge, a stated inability to tell or reasoning cut off; a letter the answer
-    opens with; the one option the first sentence's main clause names; else the option named
-    last. docs/scoring.md (the *letter* reader) gives each rule with the answers it reads.
-    Unlike MMMU's `parse_multi_choice_response`, which draws a random letter when nothing
-    matches, no match is None, so a score never depends on chance.
+    The reading after a self-correction, if that names an option; else a bare letter or option
+    text; none for several letters, a hedge, inability or cut-off reasoning; then the opening
+    letter, the first sentence's main clause or the last option named. Unlike MMMU's parser, no
+    match gives None, not a random letter, so a score never depends on chance.
     """
     core = _letters_marked(plain_math(fold(text)), letters)
     core = core.lstrip(EDGE_PUNCTUATION + "\n\t").rstrip(_CLOSING_PUNCTUATION)
@@ -175,8 +172,8 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
 
 
 def _declared(core: str, letters: Sequence[str]) -> set[str]:
-    """The options an answer ticks in a list of the options ("A. cat ✗\nB. dog ✓"), else those
-    it declares correct ("Option (B) is correct; (A), (C) and (D) are not")."""
+    """The options an answer ticks in a list of the options ("B. dog ✓"), else those it
+    declares correct."""
     for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
         picked = {letter.upper() for letter in pattern.findall(core)} & set(letters)
         if picked:
@@ -185,9 +182,8 @@ def _declared(core: str, letters: Sequence[str]) -> set[str]:
 
 
 def _letters_marked(text: str, letters: Sequence[str]) -> str:
-    """The answer without markup (HTML too), its letters in brackets of any kind as `(B)`
-    ("【B】", "[B]") and a letter named as an option in any case as its capital ("choice a" is
-    choice (A))."""
+    """The answer without markup or HTML, a letter in brackets of any kind as `(B)` ("【B】"),
+    and a letter named as an option in capitals ("choice a" as "choice (A)")."""
     text = without_html(text).translate(MARKUP).translate(_BRACKETS)
     return _NAMED_LETTER.sub(
         lambda m: (
@@ -216,7 +212,7 @@ def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> C
     declared = _declared(core, letters)
     if len(declared) > 1:
         return Choice(None, "several")  # two options ticked
-    if declared:  # "A. cat ✗\nB. dog ✓", "Option (B) is correct; (A) ... are not"
+    if declared:  # "Option (B) is correct; (A) ... are not"
         return Choice(declared.pop(), "declared")
     named = (
         _option_named(core, letters, options)
@@ -237,7 +233,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     if several and len(set(re.findall(r"[A-Z]", several.group().upper()))) > 1:
         return Choice(None, "several")
     if _ends_offering_two(core, letters):
-        return Choice(None, "hedge")  # "A or B, it is hard to tell", "likely either B or D"
+        return Choice(None, "hedge")  # "likely either B or D"
     letter, end = ("", 0) if reading_of(core).has("correction") else _opening_letter(core)
     concluded = _concluded_letter(core, letters, options) if letter else None
     if concluded not in (None, letter):
@@ -261,9 +257,9 @@ def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str])
 
 
 def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The letter a closing statement ends on, alone or with its own option's text, and names
-    alone ("describes a capacitor — C.", "this is B. Body-centered cubic."; not "a tram rather
-    than a bus (A) or a truck (C).", "so it is not A." nor a sentence that is only "(B)")."""
+    """The letter a closing statement ends on, alone or with its own option's text ("this is B.
+    Body-centered cubic."), when it is the only letter named and is neither rejected nor negated;
+    None for a sentence that is only the letter."""
     text = text.rstrip(_CLOSING_PUNCTUATION)
     for letter, option in zip(letters, options, strict=False):
         own = re.search(rf"\(?{letter}\)?[.:)]?\s*{re.escape(str(option))}$", text, re.I)
@@ -274,7 +270,7 @@ def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -
     negation = reading_of(text).last("negation")  # "so it cannot be A", not "not used"
     if negation is not None and len(text[negation.end : last.start()].split()) <= 2:
         return None
-    named = [x for x in letters if _letter_mention(x).search(f" {text} ")]
+    named = _named_letters(text, letters)
     return last.group(1) if named == [last.group(1)] else None
 
 
@@ -282,7 +278,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     """The option a reasoned answer settles on: for the options yes and no, when it names no
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
     or gives up; else the labelled one, its main clause's, or its last mention."""
-    named = any(_letter_mention(letter).search(f" {core} ") for letter in letters)
+    named = bool(_named_letters(core, letters))
     by_meaning = None if named else _yes_or_no_option(core, letters, options)
     if by_meaning is not None:
         return by_meaning
@@ -322,8 +318,8 @@ def _undecided(
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """For options that differ only by an ordinal ("the first image", ..., "the fourth image"),
-    the one an answer names by its ordinal in any language ("第四张图片最有可能是真实照片")."""
+    """For options that differ only by an ordinal ("the first image"), the one an answer names
+    by its ordinal, in any language."""
     said = reading_of(core).said("ordinal")
     readings = [reading_of(option_words(str(option))) for option in options]
     places = {tuple(reading.parts("ordinal")) for reading in readings}
@@ -392,15 +388,14 @@ def _mentions(
 
 
 def _allows_another(core: str, letters: Sequence[str], text_hits: list) -> bool:
-    """Whether the answer names two options and allows the other as well ("A is darker, ...,
-    so they could also be about the same"; "..., so B could also work")."""
+    """Whether the answer names two options and allows another as well ("..., so B could also
+    work")."""
     return bool(HEDGE.search(core)) and len(_mentions(core, letters, text_hits)) > 1
 
 
 def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[str]) -> str:
     """The answer without an echo of the option list: two or more options in their order, each
-    as its letter and its whole text, on lines of their own ("A: cooking\nB: painting a wall")
-    or in one sentence ("The options are A. Adiabatic, B. Isobaric, C. Isochoric.")."""
+    as its letter and its whole text ("A: cooking\nB: painting a wall")."""
     labelled = [
         re.compile(rf"\(?{letter}\s*[.:)]\s*{_text_pattern(str(option))}(?![\w-])", re.I)
         for letter, option in zip(letters, options, strict=False)
@@ -427,21 +422,20 @@ def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[st
 
 def _one_option_in_short(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """In a short answer (five words or fewer) that is no letter, the one option whose whole text
-    it contains ("third quarter moon", "Label A: anther")."""
+    it contains ("third quarter moon")."""
     words = option_words(core).split()
     if not words or len(words) > 5 or _LEADING_LETTER.match(core) or "or" in words:
         return None  # a letter or a hedge ("Transpiration or respiration") is read elsewhere
     unlabelled = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", core)  # "Label A: anther"
-    if any(_letter_mention(letter).search(f" {unlabelled} ") for letter in letters):
+    if _named_letters(unlabelled, letters):
         return None  # "Hydrogen (A)": the letter is read with the text
     hits = {letter for letter, _, _ in _option_text_hits(core, letters, options)}
     return hits.pop() if len(hits) == 1 else None
 
 
 def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """For a bare answer of a few words, the one option whose text holds them in a row ("Center
-    pivot" for "Center-pivot irrigation"; "5" for "5 cm" beside "15 cm"); None when several do
-    ("irrigation") or it names letters ("A and B" is no part of "Both A and B")."""
+    """For a bare answer of up to three words, the one option whose text holds them in a row
+    ("Center pivot" for "Center-pivot irrigation"); None when several do or it names letters."""
     said = option_words(core)
     if _LEADING_LETTER.match(core) or any(word.upper() in letters for word in said.split()):
         return None
@@ -457,8 +451,8 @@ def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str
 
 
 def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
-    """Whether the answer names two options at once ("Both A and C remain constant", "so both A
-    and B are correct"), unless an option itself reads "Both A and B"."""
+    """Whether the answer names two options at once ("so both A and B are correct"), unless an
+    option itself reads "Both A and B"."""
     found = _BOTH_LETTERS.search(core)
     if not found or not {found.group(1), found.group(2)} <= set(letters):
         return False
@@ -468,11 +462,8 @@ def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]
 
 def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether what the answer settles on offers alternatives in a sentence's main clause that
-    name an option, by letter or text, or hold an option's value ("either a half-wave or a
-    full-wave rectifier", "roughly 8, or maybe 9" with 8 an option); a turn away from a first
-    reading leaves only the part after it, and neither a range in the reasoning ("the hour hand
-    is between 9 and 10") or in a clause of context ("..., as the 0–1 A scale shows") nor one
-    that is an option's own text ("3–2") offers anything."""
+    name an option or hold an option's value ("roughly 8, or maybe 9" with 8 an option); a range
+    in reasoning or in a clause of context, or one that is an option's own text, offers none."""
     values = {plain_words(str(option)) for option in options} - {""}
     for sentence in sentences(settled_part(core)):
         hits = _option_text_hits(sentence, letters, options)
@@ -504,16 +495,14 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     text_hits = _option_text_hits(clause, letters, options)
     hits = {letter for letter, _, _ in text_hits}
     labels_out = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", _blanked(clause, text_hits))
-    hits |= {x for x in letters if _letter_mention(x).search(f" {labels_out} ")}
+    hits |= set(_named_letters(labels_out, letters))
     return hits.pop() if len(hits) == 1 else None
 
 
 def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The one option the answer names by its text followed by its own letter ("The **coarse
-    adjustment knob** (C) moves the stage ...", "into the pupa, which is option B"); None
-    unless exactly one is so named anywhere
-    ("a cat (A) sitting behind a dog (B)" names two), or when it is rejected or set against
-    the pick."""
+    """The one option the answer names by its text followed by its own letter ("into the pupa,
+    which is option B"); None unless exactly one is so named, rejected or contrasted mentions
+    aside."""
     labelled = {
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
@@ -527,8 +516,7 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
     """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the"), not
-    a final letter ("... umbrellas. A") nor a committed answer repeated until the limit ("A
-    is the answer. A is the answer. A is the")."""
+    a final letter nor a committed answer repeated until the length limit."""
     parts = sentences(core)
     if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
         return False
@@ -537,10 +525,8 @@ def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
 
 
 def _breaks_off_at_subject(core: str) -> bool:
-    """Whether reasoning breaks off at the subject of its next sentence ("... natural skin tones
-    and a dark background. The second image", "... In the second frame, the lamp"): a short
-    unpunctuated sentence opening with a determiner, run on after a full stop on the same line,
-    or the next item of a list of full sentences."""
+    """Whether reasoning breaks off at the subject of its next sentence ("... a dark background.
+    The second image"), on the same line or as the next item of a list of full sentences."""
     line = core.rstrip().splitlines()[-1] if core.strip() else ""
     return _SUBJECT_LEFT_OPEN.search(line) is not None or bool(_ITEM_LEFT_OPEN.search(core))
 
@@ -556,9 +542,8 @@ def _opening_letter(core: str) -> tuple[str, int]:
 
 def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether the answer's last sentence says it cannot tell, or that no option is right, and
-    names no option after that ("... appears in both option B and option D. I cannot determine
-    which one is correct."; "Box A is too large and Box B too small, so neither is clearly
-    better."). Where an option is itself "cannot be determined", saying so may choose it."""
+    names no option after that ("I cannot determine which one is correct."). Where an option is
+    itself "cannot be determined", saying so may choose it."""
     if any(reading_of(option.lower()).has("cannot_tell") for option in options):
         return False
     last = sentences(core)[-1:]
@@ -568,8 +553,7 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
     none_fits = _NONE_FITS.search(last[0])
     if told is None and none_fits is None:
         return False
-    after = f" {last[0][told.end if told else none_fits.end() :]} "
-    return not any(_letter_mention(letter).search(after) for letter in letters)
+    return not _named_letters(last[0][told.end if told else none_fits.end() :], letters)
 
 
 def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -585,7 +569,7 @@ def _names_another_option(
     rest: str, letter: str, letters: Sequence[str], options: Sequence[str]
 ) -> bool:
     """Whether the words after an opening letter are the whole text of another option than the
-    letter's own ("B. Yes" where Yes is option A; "C:75°" where 75° is option D)."""
+    letter's own ("B. Yes" where Yes is option A)."""
     words = option_words(rest.split("\n", 1)[0])
     if not words:
         return False
@@ -601,8 +585,7 @@ def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
     offered = [m for m in _LETTER_ALTERNATIVES.finditer(core) if _two_letters(m, letters)]
     if not offered:
         return False
-    after = f" {' '.join(core[offered[-1].end() :].split())} "
-    return not any(pattern.format(x) in after for pattern in _LETTER_MENTIONS for x in letters)
+    return not _named_letters(core[offered[-1].end() :], letters)
 
 
 def _two_letters(match: re.Match, letters: Sequence[str]) -> bool:
@@ -622,11 +605,9 @@ def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 def _option_text_hits(
     core: str, letters: Sequence[str], options: Sequence[str]
 ) -> list[tuple[str, int, int]]:
-    """(letter, start, end) in the answer of the last mention of each option's text (see
-    `_text_mentions`), leaving out a mention inside a longer option's ("2" inside "2√3"), one
-    that two options' texts both match ("y = −x² + 2" for "y = x² + 2" and "y = −x² + 2", which
-    differ only in a sign) and options that are a single character (the letter patterns read
-    those)."""
+    """(letter, start, end) of the last mention of each option's text, leaving out one inside a
+    longer option's ("2" inside "2√3"), one that two options' texts both match (texts that differ
+    only in a sign) and single-character options (the letter patterns read those)."""
     named = [
         (letter, option)
         for letter, option in zip(letters, options, strict=False)
@@ -645,7 +626,7 @@ def _option_text_hits(
 def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[str, int, int]]:
     """(letter, start, end) of every mention of an option's text as whole words (case,
     punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
-    sets against its pick ("The McMurray test (A), by contrast")."""
+    sets against its pick."""
     found = []
     for letter, option in named:
         if not plain_words(str(option)):
@@ -661,10 +642,9 @@ def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[st
 
 
 def rejected_before(text: str, at: int) -> bool:
-    """Whether the text rejects what it names at `at` ("not mitosis", "rather than the
-    Renaissance"): `REJECTED_BEFORE`, case aside, at the end of the text before it. Only the
-    last `_REJECTION_REACH` characters before it are searched, so an answer that names an
-    option thousands of times is read in linear time, not from its start for each mention."""
+    """Whether the text rejects what it names at `at` ("not mitosis"). Only the last
+    `_REJECTION_REACH` characters before it are searched, so an answer that names an option
+    thousands of times is read in linear time, not from its start for each mention."""
     return REJECTED_BEFORE.search(text, max(0, at - _REJECTION_REACH), at) is not None
 
 
@@ -678,10 +658,9 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
 
 
 def _text_pattern(option: str) -> str:
-    """An option's text as a pattern of its words, any punctuation or spacing between them, its
-    last word also in the plural ("bevel gears" names "Bevel gear"), and "the" or "an" before a
-    longer text ("the election results" names "An election."; "A" may be a letter: "A is
-    closer")."""
+    """An option's text as a pattern of its words: any punctuation or spacing between them, the
+    last word also in the plural ("bevel gears" names "Bevel gear"), and a leading "the" or "an"
+    of a longer text as any article or none (a leading "a" stays: "A" may be a letter)."""
     said = plain_words(option).split()
     article = len(said) > 1 and said[0] in ("the", "an")
     words = [_word_pattern(word) for word in said[article:]]

@@ -1,7 +1,7 @@
 """Rule-based per-sample scorers; each names the benchmark code it follows.
 
-A scorer takes the final answer (see `mmcritic.reading.final.final_answer`) and the target and
-returns a score in [0, 1]. Aggregation over samples lives in `mmcritic.eval.metrics`.
+A scorer takes the final answer (`mmcritic.reading.final.final_answer`) and the target and
+returns a score in [0, 1]; aggregation over samples lives in `mmcritic.eval.metrics`.
 """
 
 from __future__ import annotations
@@ -53,22 +53,19 @@ _UNIT = re.compile(
     r"(?:\^?\{?[23]\}?|²|³)?)\s*$"
 )
 _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
-# the value's decimal approximation beside it, read as "≈ 6.28": "2\pi (≈ 6.28)", "4√2
-# (approximately 5.66)"
+# a decimal approximation beside the value, read as "≈ 5.66": "4√2 (approximately 5.66)"
 _APPROXIMATION_ASIDE = re.compile(
     r"\(\s*(?:≈|~|approx\.?|approximately|about|roughly)\s*(?P<value>[^()]*)\)", re.IGNORECASE
 )
-# a number with its percent sign; not one glued to a Latin letter, which labels ("Q3", "FY2022")
+# a number with its percent sign; not one glued to a Latin letter, which labels ("FY2022")
 _NUMBER_IN_TEXT = re.compile(
     rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|percent))?(?:\s+({'|'.join(SCALES)})\b)?",
     re.IGNORECASE,
 )
 RELAXED_TOLERANCE = 0.05
-# math-verify reads a long text as LaTeX (500 characters of prose, as a product of symbols, take
-# it 0.4 s) and evaluates the numbers it meets (`10^{99999999}` would not finish): a candidate
-# longer than this, or holding a numeral of more than MAX_DIGITS digits, an exponent of four
-# digits or more, a number raised to a power of a number (`10^{10^{10}}`) or the factorial of
-# a four-digit number, is compared as a string only
+# math-verify reads prose as LaTeX (500 characters take 0.4 s) and evaluates the numbers it meets
+# (`10^{99999999}` would not finish): a longer candidate, or one with a numeral over MAX_DIGITS
+# digits, a 4-digit exponent, a power tower or a 4-digit factorial, compares as a string only
 MAX_VERIFIED_CHARS = 500
 _POWER = r"(?:\^|\*\*)\s*[{(]?\s*[-+]?"
 _UNVERIFIABLE = re.compile(
@@ -76,7 +73,7 @@ _UNVERIFIABLE = re.compile(
 )
 # bare values on lines of their own and nothing else
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
-# a value told beside a text answer: "Q3 with 21", "Norway at about 45%"
+# a value told beside a text answer: "Norway at about 45%"
 _VALUE_BESIDE = re.compile(
     r"\s+(?:with|at)\s+(?:about\s+|around\s+|approximately\s+|nearly\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
@@ -89,18 +86,14 @@ _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])"
 def numeric_match(
     prediction: str, target: str | float, precision: int | None = None, question: str = ""
 ) -> bool:
-    """Whether the answer states the target number, both rounded to `precision` decimals when it
-    is given.
+    """Whether the answer states the target number, both rounded to `precision` decimals if given.
 
-    MathVista's normalisation: integers compare as `int(float(x))`, floats as
-    `round(float(x), precision)`. The answer's number is the last one in the span that states
-    it (`answer_span`: a box, "answer is", a bold value, the value after the last `=` or
-    after a key phrase), so a value the reasoning passes through does not count and a hedge
-    ("5 or 6") is read as its last value; fractions, number words and a percent sign on
-    either side are accepted, since the target states the unit in the question, as is a scale
-    word ("$2 million" for 2000000, or for 2 on a chart in millions); a year beside the value is
-    a label unless the target is a year. An answer that opens by saying there is none ("None.",
-    "No bars are ...") reads as 0 unless it marks another answer.
+    MathVista's normalisation (integers as `int(float(x))`, floats as `round(float(x),
+    precision)`), applied to the last number of the span stating the answer (`answer_span`), not
+    to values the reasoning passes through. Fractions, number words, a percent sign on either
+    side and a scale word ("$2 million": 2000000, or 2 on a chart in millions) are accepted; a
+    year beside the value is a label unless the target is one. An answer opening "None." reads
+    as 0 unless it marks another answer.
     """
     span = answer_span(prediction, question)
     expected = parse_number(str(target))
@@ -129,12 +122,11 @@ def relaxed_match(
     """ChartQA's relaxed accuracy, read as a careful grader reads it: a number stated as the
     answer within 5% of a numeric target, else the same text.
 
-    Follows `relaxed_correctness` in Qwen-VL's evaluate_vqa.py (used by lmms-eval's chartqa),
-    where `x%` reads as x/100, on the span of the answer that states it (`answer_span`), with
-    what a person accepts added: thousands separators, currency and units around the number
-    (`$1,245.6 million`), number words, a percent sign on one side only, yes/no answers that
-    go on to explain, and text answers that differ in case or final punctuation. A year is a
-    label, not a quantity: it must match exactly (2018 is not 2019, although within 5%)."""
+    Follows `relaxed_correctness` in Qwen-VL's evaluate_vqa.py (lmms-eval's chartqa), where `x%`
+    reads as x/100, on the span stating the answer (`answer_span`). Added: separators, currency,
+    units and scale words around the number, number words, a percent sign on one side only,
+    yes/no answers that explain, and text differing in case or final punctuation. A year must
+    match exactly (2018 is not 2019, although within 5%)."""
     target = str(target).strip()
     if plain_words(target) in ("yes", "no"):
         return yes_no(prediction, question) == plain_words(target)
@@ -232,10 +224,9 @@ def _within(predicted: Number, expected: Number, tolerance: float) -> bool:
 def anls(prediction: str, targets: Sequence[str], threshold: float = ANLS_THRESHOLD) -> float:
     """Average Normalized Levenshtein Similarity for one question (DocVQA, InfoVQA).
 
-    Biten et al., "Scene Text Visual Question Answering", ICCV 2019, exactly as the DocVQA
-    evaluation script and lmms-eval's `anls` compute it: the edit distance between the
-    lower-cased, whitespace-collapsed strings, divided by the longer of the two *raw* strings;
-    the best target's similarity `1 - that`, set to 0 when below `threshold`.
+    Biten et al., ICCV 2019, exactly as the DocVQA script and lmms-eval's `anls` compute it: the
+    edit distance between the lower-cased, whitespace-collapsed strings over the longer *raw*
+    string; the best target's `1 - that`, set to 0 below `threshold`.
     """
     predicted = " ".join(prediction.strip().lower().split())
     best = 0.0
@@ -257,10 +248,10 @@ def closest_option(prediction: str, options: Sequence[str]) -> str:
 
 
 def math_equal(prediction: str, target: str, question: str = "") -> bool:
-    """Mathematical equivalence by math-verify (`\\frac{1}{2}` equals `0.5`), with a plain
-    string comparison first so non-mathematical answers still match. The answer is tried as
-    written, as the span that states it (`answer_span`) and as its last inline formula, each
-    with Unicode math (`√3`, `π`, `−`) written as LaTeX and a trailing unit dropped."""
+    """Mathematical equivalence by math-verify (`\\frac{1}{2}` equals `0.5`), after a plain
+    string comparison so non-mathematical answers still match. The answer is tried as written,
+    as its stated span and as its last formula, with Unicode math (`√3`) as LaTeX and a trailing
+    unit dropped."""
     if not prediction.strip() or not str(target).strip() or is_cut_off(prediction):
         return False  # also an answer cut off before its value: "Therefore c equals"
     span = answer_span(prediction, question)
@@ -292,9 +283,8 @@ def _math_form(text: str) -> str:
 
 
 def _math_candidates(prediction: str, span: str) -> list[str]:
-    """The answer, the span stating it, its last fraction or root,
-    and the one number the span, else the answer, states when it states only one ("31
-    matchsticks", "Five squares need colouring.")."""
+    """The answer, the span stating it, its last fraction or root, and the one number the span,
+    else the answer, states when it states only one ("Five squares need colouring.")."""
     expressions = _latex_expressions(prediction)
     numbers = set(extract_numbers(number_word(span)))  # "31 matchsticks"
     if len(numbers) != 1:
@@ -373,8 +363,7 @@ def letter_score(
     prediction: str, target: str, letters: Sequence[str], options: Sequence[str] = ()
 ) -> tuple[str | None, float]:
     """(parsed letter, 1.0 or 0.0) for a multiple-choice answer. An answer that names no option
-    may still state one's value ("∠1 + ∠2 = 270°" for the option "270°"): its stated span
-    (`answer_span`) is then read against the options' texts."""
+    is read against the options' texts by its stated span ("∠1 + ∠2 = 270°" for "270°")."""
     choice = read_choice(prediction, letters, options)
     parsed = choice.letter
     # only an answer that names no option may state one's value; "(B) 5" (5 being C) or "The
@@ -388,8 +377,7 @@ def letter_score(
 
 
 def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The one option whose number is the number the answer states ("9.5" for "$9.50",
-    `60^{\\circ}` for "60", "35 km/h" for "35 mph", "fifty thousand" for "50,000"); None
+    """The one option whose number is the number the answer states ("9.5" for "$9.50"); None
     unless exactly one option has it and the answer offers no alternatives."""
     stated = parse_number(span)
     if stated is None or reading_of(span).has("alternatives"):

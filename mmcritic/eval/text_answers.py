@@ -1,8 +1,7 @@
 """The short text answer a free response states (DocVQA's ANLS, ChartQA's text golds).
 
-A response wraps its answer in a sentence ("The fax is addressed to Dr. Helen Whittaker at the
-Lorillard Research Center.") or a label ("Total due: $1,245.00"); ANLS compares strings, so the
-span a careful grader would take as the answer is cut out first.
+A response wraps its answer in a sentence or a label ("Total due: $1,245.00"); ANLS compares
+strings, so the span a careful grader would take as the answer is cut out first.
 """
 
 from __future__ import annotations
@@ -36,15 +35,14 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
-# what a sentence's answer follows: a copula or a passive's agent in any language ("is",
-# "est", "ist"; "by", "par"), or one of the English words that close a restated question
+# what a sentence's answer follows: a copula or a passive's agent in any language ("by"), or an
+# English word that closes a restated question
 _TEXT_KEY_PHRASES = (
     *(f" {word} " for word in words("copulas") + words("agents")),
     " to ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
     " states ", " called ", " named ", " titled ",
 )  # fmt: skip
-# the verb still ahead after a restated subject and a short place: "(The date) at the top right
-# is 8/15/80", "(The signature) at the bottom appears to be ..."
+# the verb still ahead after a restated subject and a short place: "(The date) at the top is ..."
 _LATER_COPULA = re.compile(
     r"^(?:[^\W\d_][\w-]*\s+){1,4}?(?:is|was|are|were|(?:appears|seems|looks)\s+to\s+be)\s+",
     re.IGNORECASE,
@@ -53,7 +51,7 @@ _LATER_COPULA = re.compile(
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
 _VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECASE)
-# a label before a colon: up to three words starting with a letter ("Total due:", not "12:30")
+# a label before a colon, starting with a letter: "Total due:", not "12:30"
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
@@ -72,13 +70,12 @@ _YES_NO_QUESTION = re.compile(
 )
 _ASKS_TEXT = re.compile(r"^\s*what\s+(?:is|was)\s+(written|printed|typed|stamped)\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-# a date with its day: "Sept. 22, 1998", "22 September 1998", "06/04/96"
+# a date with its day: "Sept. 22, 1998"
 _DATE = re.compile(
     rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
-# a number that begins a name or an address, or ends a name: "1875 Eye Street", "7 Eleven",
-# "the Smoke-Free Class of 2000"
+# a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
 _NUMBER_IN_NAME = re.compile(r"(?<![\w.,])\d[\d,]*\s+[A-Z][a-z]|\b[A-Z][\w-]*\s+of\s+\d")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
@@ -89,38 +86,32 @@ _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
 _CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
-# a run of Latin words or digits inside a Chinese sentence: the name or number it states, with
-# a final period that may close an abbreviation ("Washington, D.C.", "Philip Morris Inc.")
+# a run of Latin words or digits inside a Chinese sentence, with a final period that may close
+# an abbreviation ("Philip Morris Inc.")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
-# a number as printed, with its currency, percent or scale word ("$1.2 million", "240", "12%",
-# "460 $"), standing alone: not part of a code joined by a hyphen ("B-0451", "85-2214")
+# a number as printed, with its currency, percent, scale word or unit ("$1.2 million"), not part
+# of a code joined by a hyphen
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
     rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
     r"(?![\w]|-\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
-# a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.",
-# not "The 'Online' category is ...")
+# a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
 _QUOTED = re.compile(
     r"[\"“«„]\s?([^\"”»“\n]{1,80}?)\s?[\"”»“]|(?<!\w)['‘]([^'’\n]{1,80})['’](?=[.!]?\s*$)"
 )
 
 
 def text_answer(response: str, question: str = "", keep_asked_words: bool = False) -> str:
-    """The short text answer a response states, unwrapped as a careful grader reads it: the
-    marked answer (box, JSON, "answer is"); else a bold span; else, in the sentence that answers
-    (the one restating the question when there are several), a quoted span, the value after a
-    label ("Total due: $25.00", "Date:\\nMarch 14, 1996"), the count of what a "how many"
-    question counts, the one number of its main clause, or what follows the part that restates
-    the question ("The fax is addressed to Dr. Helen Whittaker at the Lorillard Research
-    Center." -> "Dr. Helen Whittaker"; "The total is $25.00." -> "$25.00"), without a leading
-    article; a phrase with no verb is the answer itself, less the question's words before a
-    number ("Page 14" for "What is the page number?" is "14") unless `keep_asked_words`.
-    Wrapping quotes and a final full stop (not an abbreviation's) are dropped."""
+    """The short text answer a response states, as a careful grader reads it: the marked answer
+    (box, JSON, "answer is"), else a bold span, else from the answering sentence a quoted span, a
+    labelled value, a count, its one number, or what follows its restatement of the question
+    ("The total is $25.00." gives "$25.00"). A phrase with no verb is the answer itself, less the
+    question's words before a number unless `keep_asked_words`; quotes and a final stop go."""
     stated = stated_answer(response)
     if stated is not None:
         return _trimmed(stated)
@@ -272,10 +263,9 @@ def _settled(answer: str) -> str:
 
 
 def _answer_lines(text: str, question: str) -> list[str]:
-    """The answer's lines without list markers, with a markdown table's rows as label lines
-    ("| Report date | May 5, 1994 |" is "Report date: May 5, 1994"); only the last line when
-    it is a sentence that restates the question after a list ("- Chicago (venue)\n- Boston
-    (registration)\n\nThe conference is held in Chicago.")."""
+    """The answer's lines without list markers, a markdown table's row as a label line ("| Date
+    | May 5 |" is "Date: May 5"); only the last line when it is a sentence that restates the
+    question after a list."""
     lines = []
     for line in (line.strip() for line in text.splitlines()):
         if not line:
@@ -340,15 +330,14 @@ def _in_range(clause: str, question: str) -> str | None:
 
 def _is_name_part(line: str) -> bool:
     """A short line with no verb, label or full stop: part of a name or an address broken over
-    lines ("Brown & Williamson\nTobacco Corporation", "P.O. Box 1487\nRichmond, VA 23261")."""
+    lines ("Brown & Williamson\nTobacco Corporation")."""
     one_phrase = len(sentences(line)) == 1 and not line.endswith(".")  # "P.O. Box 1487"
     return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
 
 
 def _direct_answer(lines: list[str], question: str) -> str | None:
     """The answer a response gives in its first words: the yes or no it opens with, for a yes/no
-    question ("Yes, it is marked CONFIDENTIAL in the upper right corner."), or the whole line
-    that is the text the question asks to be read ("Printed in U.S.A.")."""
+    question, or the whole line when it is the text the question asks to be read."""
     said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
     if said is not None:
         return lines[0][: said.end()]
@@ -358,9 +347,8 @@ def _direct_answer(lines: list[str], question: str) -> str | None:
 
 
 def _is_asked_text(line: str, question: str) -> bool:
-    """Whether a line is the text a question asks to be read ("What is printed at the bottom of
-    the page?"): a phrase with no verb but the question's own and no label ("Printed in U.S.A.";
-    not "Subject: Revised Sampling Schedule")."""
+    """Whether a line is the text a question asks to be read ("What is printed ...?"): a phrase
+    with no verb but the question's own, and no label."""
     asked = _ASKS_TEXT.match(question)
     if asked is None or _label(line) is not None:
         return False
@@ -368,15 +356,14 @@ def _is_asked_text(line: str, question: str) -> bool:
 
 
 def _is_bare(text: str) -> bool:
-    """A phrase or a label line rather than a sentence: it has no verb ("QUARTERLY SALES
-    REPORT", "From: Tobacco Institute")."""
+    """A phrase or a label line rather than a sentence: it has no verb ("From: Tobacco
+    Institute")."""
     return _SENTENCE_VERB.search(f" {text} ") is None
 
 
 def _after_asked_preposition(clause: str, question: str) -> str | None:
-    """For "To whom ...?" (or "... addressed to?"), what follows the last "to" of the clause,
-    before a trailing place: "The memo is from Dr. John H. Smith to Mr. R. Jones." is addressed
-    to Mr. R. Jones."""
+    """For a question built on a preposition ("To whom ...?"), what follows its last use in the
+    clause, before a trailing place; None otherwise."""
     asked = _ASKED_PREPOSITION.search(question)
     if asked is None:
         return None
@@ -388,11 +375,9 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
 
 
 def _answering_sentence(lines: list[str], question: str) -> str:
-    """The sentence that states the answer: of several, one holding the kind of value the
-    question asks for (a date for "What is the date ...?": not "The letter is 2 pages long;
-    it is dated August 8, 1979."), then, where every sentence holds a number, one that states
-    its value after a verb ("The largest of these is 4,812." after a list of totals), then the
-    one restating the question; else the first line."""
+    """The sentence that states the answer: the one holding the kind of value asked for (a
+    date for "when"), stating a value after its verb, or restating the question; else the
+    first line."""
     candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
     first = candidates[0]
     if (
@@ -422,9 +407,8 @@ def _answering_sentence(lines: list[str], question: str) -> str:
 
 
 def _value_restating(phrase: str, question: str) -> str | None:
-    """The one number of a sentence whose other words restate the question ("64% of respondents
-    agreed" for "What percentage of respondents agreed?"): more than three words, as in
-    `_clause_tail`; a shorter phrase ("5 pages", "$7.95 per carton") is an answer as written."""
+    """The one number of a phrase whose other words restate the question ("64% of respondents
+    agreed"); None otherwise, or for three words or fewer, which are an answer as written."""
     numbers = _NUMBER_TOKEN.findall(phrase)
     rest = content_words(_NUMBER_TOKEN.sub(" ", phrase))
     if len(numbers) != 1 or len(phrase.split()) <= 3 or not rest:
@@ -434,7 +418,7 @@ def _value_restating(phrase: str, question: str) -> str | None:
 
 def _without_asked_words(phrase: str, question: str) -> str:
     """A phrase less the question's words it opens with, when a number follows them ("Page 14"
-    for "What is the page number?", "Ages 18-29" for "Which age group ...?")."""
+    for "What is the page number?")."""
     words = phrase.split()
     asked = {word.removesuffix("s") for word in content_words(question)}
     cut = 0
@@ -447,10 +431,9 @@ def _without_asked_words(phrase: str, question: str) -> str:
 
 
 def _after_restated(clause: str, question: str) -> str | None:
-    """What follows the part of a clause that restates the question: from the first question
-    word, over further question words and function words, to the last key phrase among them,
-    then cut before a trailing place ("at the Lorillard Research Center"); None when the clause
-    restates none of the question."""
+    """What follows the part of a clause that restates the question (from its first question
+    word to the last key phrase in that run), before a trailing place; None when there is no
+    such part."""
     asked = content_words(question)
     words = clause.split()
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
@@ -471,9 +454,8 @@ def _after_restated(clause: str, question: str) -> str | None:
 
 
 def _before_trailing_place(tail: str, question: str) -> str:
-    """A tail without the place that trails it ("Dr. Helen Whittaker at the Lorillard Research
-    Center"), unless the question asks where: then the place is part of the answer ("the Board
-    Room on the 4th floor")."""
+    """A tail without the place that trails it ("Dr. Whittaker at the Research Center"), unless
+    the question asks where."""
     if _ASKS_WHERE.search(question):
         return tail
     return _TRAILING_PLACE.split(tail, maxsplit=1)[0]

@@ -8,23 +8,21 @@ import re
 from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import fold
-from mmcritic.reading.statements import content_words
+from mmcritic.reading.statements import QUOTED, content_words
 from mmcritic.reading.structure import HEDGE, Reading, reading_of
 
-# an answer opening by saying it cannot tell: "I'm not sure", "不能确定" (matched lower-cased)
+# an answer opening by saying it cannot tell: "I'm not sure" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
 _APOLOGY = re.compile(rf"^{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?")
-# quoted text ('No Parking'), but not apostrophes inside words ("There's", "can't")
-_QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
-# (up to the next conclusion word: whether one is negated reads the same, and a run of them is
-# not scanned to its end from each)
+# a negated conclusion ("so Tokyo is not"), searched only up to the next conclusion word: that
+# one's own search reads the same, and a run of them is not scanned to its end from each
 _CONCLUDING = pattern("conclusions")
 _NEGATED_CONCLUSION = re.compile(
     rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?"
     r"\b(?:not|isn't|aren't|wasn't|weren't|doesn't|didn't)\b"
 )
-# "Is the left circle larger than the right one?" and "they are the same size"
+# a comparison asked ("Is the left circle larger than ...?") and an answer of sameness
 _COMPARATIVE = re.compile(r"\b(?:is|are|was|were|does|do)\b.*\b(?:\w+er|more|less|fewer)\s+than\b")
 _SAME = re.compile(r"\b(?:the\s+same|equal(?:ly)?|identical)\b")
 _FRAMING_WORDS = frozenset({"equal", "exactly", "really", "actually", "true"}) | frozenset(
@@ -45,14 +43,14 @@ _LEADING_YES_NO = re.compile(
     rf"{_NO_WORDS})|(?P<yes>{_YES_WORDS}))\b"
 )
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
-# "it could be either yes or no", "possibly yes, possibly no": both offered, neither chosen
+# "possibly yes, possibly no": both offered, neither chosen
 _YES_OR_NO = re.compile(
     r"\byes\W+(?:(?:or|possibly|maybe|perhaps)\s+)+no\b"
     r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
     r"|\b(?P<modal>may|might|could|can)\s+or\s+(?P=modal)\s*not\b"  # "it may or may not be"
 )
-# yes or no opening an answer in another language: "Sí, ...", "Nein.", "はい", "不是" (a bare
-# Spanish "si" only before punctuation: it is also "if")
+# yes or no opening an answer in another language: "Nein." (a bare Spanish "si" only before
+# punctuation: it is also "if")
 _FOREIGN_YES_NO = re.compile(
     rf"^(?:(?P<no>{pattern('no_openings')})|(?P<yes>{pattern('yes_openings')}))"
 )
@@ -61,11 +59,10 @@ _FOREIGN_YES_NO = re.compile(
 def yes_no(text: str, question: str = "") -> str | None:
     """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer; None for none.
 
-    What follows a self-correction; an answer that ends offering both, or unable to tell, is
-    `unclear`; else what it settles on after a turn ("Yes, in reality ..., but in the chart,
-    no"); else its opening word in any language read here; else the first yes or no anywhere;
-    else, given the question, a statement that the two compared are the same (no) or one that
-    restates the question's claim (yes). docs/scoring.md (the *yes/no* reader) gives each rule.
+    Only what follows a self-correction counts. An answer ending with both, or unable to tell, is
+    `unclear`; else what it settles on after a turn, its opening word, the first yes or no, or,
+    given the question, a statement of sameness (no) or of the question's claim (yes).
+    docs/scoring.md (the *yes/no* reader) gives each rule.
     """
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
@@ -81,10 +78,9 @@ def yes_no(text: str, question: str = "") -> str | None:
 
 
 def _answer_core(text: str) -> str:
-    """The answer lower-cased in plain words, quotes taken out ("The sign says 'No Parking'.
-    Yes."), and after a self-correction only what follows it ("Yes. Wait, the angle looks
-    closer to 60°. So no, it is not.")."""
-    unquoted = _QUOTED.sub(" ", fold(text))
+    """The answer lower-cased in plain words, quotes taken out, and after a self-correction only
+    what follows it ("Yes. Wait, ... So no, it is not.")."""
+    unquoted = QUOTED.sub(" ", fold(text))
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
     corrected = reading_of(core).after_last("correction")
     return core if corrected is None else corrected.strip(EDGE_PUNCTUATION)
@@ -92,8 +88,7 @@ def _answer_core(text: str) -> str:
 
 def _opening_reading(core: str) -> str | None:
     """What the answer's opening says: yes, no or unclear in any language read here, `_BOTH`
-    for an answer that says both ("Yes and no", "Yes. No. Yes. No."); None when it opens with
-    neither."""
+    for an answer that says both ("Yes and no"); None when it opens with neither."""
     if _UNCLEAR.match(_APOLOGY.sub("", core)):
         return "unclear"
     foreign = _FOREIGN_YES_NO.match(core)
@@ -130,10 +125,9 @@ def _ends_unable_to_tell(core: Reading, last_sentence: str) -> bool:
 
 
 def _settled_reading(core: Reading, question: str) -> str | None:
-    """The reading of what an answer settles on after its last turn ("but", "however", "in
-    reality"): an explicit yes or no there, or for "Is X larger than Y?" a statement that the
-    two are the same ("Yes, it appears larger, but ... in reality both are the same size");
-    None when the part after the turn says neither."""
+    """What an answer settles on after its last turn ("but"): an explicit yes or no, a hedge
+    (unclear), or for a comparison a statement that the two are the same (no); None when the
+    part after the turn says neither."""
     turn = core.last("yes_no_turn")
     if turn is None:
         return None
@@ -148,11 +142,9 @@ def _settled_reading(core: Reading, question: str) -> str | None:
 
 
 def _restates_claim(answer: str, question: str) -> bool:
-    """Whether an answer asserts the claim a yes/no question asks about: every content word of
-    the question (its framing, "in the figure", and its comparison words, "equal to", aside)
-    in the question's order ("Samsung shipped more than Apple" does not restate "Did Apple ship
-    more than Samsung?", "Kilimanjaro is located in Tanzania" does not
-    restate "Is Kilimanjaro located in Kenya?")."""
+    """Whether a sentence of the answer asserts the claim a yes/no question asks about: every
+    content word of the question, framing ("in the figure") aside, in the question's order
+    ("Samsung shipped more than Apple" does not restate "Did Apple ship more than Samsung?")."""
     if not question:
         return False
     claim = _SOURCE.sub("", question)  # "According to the chart, is ...?" asks "is ...?"

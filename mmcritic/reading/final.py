@@ -1,10 +1,8 @@
 """The final statement of a response: the answer it marks, or all of its answer text.
 
-This is what every reader reads first (`final_answer`): a box after the think block, an
-answer-box tag a model family registers, the `answer` of a JSON object, or the text after the
-last "the answer is" phrase of any language in the language data (`answer_phrases`), up to the
-end of its sentence, unless the response corrects itself after it. Two boxes offered as
-alternatives are stated as such ("A or B"), which every reader takes for a hedge.
+Every reader reads `final_answer` first: a box, a family's answer box, a JSON `answer`, or the
+text after the last "the answer is" phrase of any language, unless the response corrects itself
+after it.
 """
 
 from __future__ import annotations
@@ -51,12 +49,9 @@ def final_answer(text: str) -> str:
 def stated_answer(text: str) -> str | None:
     """The answer a response marks as such; None when it marks none.
 
-    Two boxes offered as alternatives ("\\boxed{A} or \\boxed{B}") are stated as such ("A or
-    B"), which every reader takes for a hedge. Else the last box after the think block, read
-    as `mmcritic.rewards.answers.final_boxed` (and so `Answer.final_answer` of
-    `mmcritic.inference`) reads it; then a box in the answer text; then the `answer` of a JSON
-    object; then the text after the last "answer is" / "Answer:" phrase, up to the end of its
-    line."""
+    Two boxes offered as alternatives read as "A or B", which every reader takes for a hedge.
+    Else the last box, read as `mmcritic.rewards.answers.final_boxed` reads it, then a family's
+    box, a JSON `answer`, or the text after the last "answer is" phrase."""
     region = answer_region(text)
     boxes = boxed_contents(region)
     if _BOXES_OFFERED.search(region):
@@ -79,18 +74,17 @@ def stated_answer(text: str) -> str | None:
 def _phrased_answer(region: str) -> str | None:
     """The text after the last "answer is" phrase that states something, up to the end of its
     line and sentence; None when a self-correction follows it. The last correction is found
-    once, and each tail cut at its line's end before it is read, so a response of many empty
-    phrases ("The answer is\n" repeated) is read in linear time."""
+    once and each tail cut at its line's end, so many empty phrases read in linear time."""
     corrections = [mark.start for mark in reading_of(region).marks("correction")]
     for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
         if corrections and corrections[-1] >= phrase.end():
-            return None  # "The answer is (C) 3... no wait, ... (B)": the answer is read whole
+            return None  # "The answer is (C)... no wait, (B)": the answer is read whole
         # the last phrase that states something ("The answer is 5. The answer is" cut off)
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
         if _negated(tail):
-            continue  # "The answer is not 1 (...) or 4 (...); ... so it increases by 7."
+            continue  # "The answer is not 1 (...) or 4 (...); ... so it is 7."
         if tail.strip():
             return _stated_tail(tail)
     return None

@@ -1,10 +1,9 @@
 """Words the readers understand, per language, loaded from `languages/<code>.json`.
 
-Adding a language is adding a data file: each file names its language (`language`) and lists
-its number words (`number_words`: word -> value, `tens`: word -> multiple of ten). It may list
-the words of any kind in `KINDS`; a kind written as regular-expression fragments is read in every
-language that has it, so a reader knows a new language's phrasing once its file says it. Readers
-ask for the languages they read (`number_words("en")`) or for all of them (`LANGUAGES`).
+Adding a language is adding a data file: it names its language (`language`), lists its number
+words (`number_words`: word -> value, `tens`: word -> multiple of ten) and may list any kind in
+`KINDS`. A kind written as regular-expression fragments is read in every language that has it.
+Readers ask for the languages they read (`number_words("en")`) or for all of them (`LANGUAGES`).
 """
 
 from __future__ import annotations
@@ -46,6 +45,8 @@ KINDS = {
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
     "copulas": "words: the verb that joins a subject to what it is ('is', 'est', 'ist')",
+    "value_verbs": "pattern: a verb other than a copula before a stated value ('equals')",
+    "totals": "pattern: what says a count is the total ('in total', 'altogether')",
     "agents": "words: what names who did it in a passive sentence ('by', 'par')",
     "apologies": "words: an apology opening an answer ('sorry')",
     "measure_words": "words: counters between a number and its noun ('个')",
@@ -97,7 +98,7 @@ def tens_words(*codes: str) -> dict[str, int]:
 
 
 def places(*codes: str) -> dict[str, int]:
-    """Words a critic names a response by its place with ("former" -> 1, "second" -> 2)."""
+    """Words a critic names a response by its place with ("former" -> 1)."""
     return _merged("verdict_places", codes)
 
 
@@ -117,9 +118,8 @@ def words(kind: str, *codes: str) -> list[str]:
 
 
 def pattern(kind: str, *codes: str) -> str:
-    """The regular-expression fragments of one kind in the given languages (all of them when
-    none is given), as one group of alternatives; a group that matches nothing when no language
-    has the kind."""
+    """The regular-expression fragments of one kind in the given languages (all when none is
+    given) as one group of alternatives; a group that never matches when no language has it."""
     fragments = words(kind, *codes)
     return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
 

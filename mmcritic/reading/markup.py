@@ -1,20 +1,10 @@
 """The output-format stage: the markup a reader looks through before it reads any words.
 
-Model families that write their reasoning between tags of their own register them in
-`THINK_TAGS`; readers see every family's tags as `<think>` / `</think>` (`think_tags`). Families
-that box their final answer in tags of their own instead of `\\boxed{}` register them in
-`BOX_TAGS`; readers take those boxes from `family_boxes`, and `\\boxed{}` itself from
-`boxed_contents`. The answer text is what follows the think block (`answer_region`); HTML,
-JSON, LaTeX style macros, math dollars, emphasis, Unicode compatibility forms and emoji are
-read through here (`without_html`, `json_answer`, `clean_latex`, `plain_math`, `fold`,
-`without_symbols`), so every later stage sees plain words.
-
-Model output is read within bounds, so no response can stop or stall a run (`readable`): the
-answer text is read from its last `MAX_ANSWER_CHARS` characters, a lone surrogate (which no
-encoder writes, so the run's record could not be saved) reads as U+FFFD, a run of whitespace
-longer than `MAX_SPACE_RUN` as its first characters and line breaks, and LaTeX is unwrapped to a
-depth of `MAX_LATEX_DEPTH`. Nothing here raises on model output, and nothing takes more than
-linear time on long garbage.
+Model families register their own think tags (`THINK_TAGS`, read as `<think>`) and answer-box
+tags (`BOX_TAGS`). The answer text follows the think block (`answer_region`); HTML, JSON, LaTeX,
+emphasis, Unicode compatibility forms and emoji are read through here, so later stages see plain
+words. Model output is read within bounds (`readable`, `MAX_LATEX_DEPTH`), so no response can
+stop or stall a run: nothing here raises on it or takes more than linear time.
 """
 
 from __future__ import annotations
@@ -59,10 +49,8 @@ _THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>")
 
 
 def normalize_tags(text: str) -> str:
-    """Closes up `< think >`, `</ think>` and `< /think >` to `<think>` / `</think>`.
-
-    Models drift into spaced tags, and the spec says whitespace around `<`, `>` and `/` does not
-    count. Only think tags are touched, so `a < b > c` in a response keeps its spacing."""
+    """Closes up spaced think tags (`< /think >`) to `<think>` / `</think>`: the spec says
+    whitespace around `<`, `>` and `/` does not count. Other text (`a < b > c`) keeps its spaces."""
     return _THINK_TAG.sub(lambda m: f"<{m.group(1) or ''}think>", text)
 
 
@@ -75,8 +63,7 @@ def think_tags(text: str) -> str:
 
 
 def family_boxes(text: str) -> list[str]:
-    """What every registered family's answer boxes hold, in the order they stand
-    (GLM-4.xV: `<|begin_of_box|>A<|end_of_box|>` holds "A")."""
+    """What every registered family's answer boxes hold, in order (`<|begin_of_box|>A...` is A)."""
     return [
         next(group for group in box.groups() if group is not None)
         for box in _FAMILY_BOX.finditer(text)
@@ -90,12 +77,10 @@ _BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
 
 
 def boxed_contents(text: str) -> list[str]:
-    """The contents of every top-level `\\boxed{...}` (or `\\boxed {...}`), in order.
+    """The contents of every top-level `\\boxed{...}`, in order; braces nest, `\\{` is literal.
 
-    Braces nest (`\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`) and `\\{`, `\\}` are literal. A box
-    that is never closed yields nothing, and the boxes inside it are still found. A box inside a
-    closed box stays part of the outer content rather than being listed again, which keeps the
-    output no longer than the input. One pass with a stack, so cost is linear in the input."""
+    An unclosed box yields nothing, though the boxes inside it are found; a box inside a closed
+    one is not listed again, so the output is no longer than the input. One pass: linear time."""
     depth = 0
     open_boxes: list[tuple[int, int, int]] = []  # (box start, content start, brace depth)
     closed: list[tuple[int, int, int]] = []  # (box start, content start, content end)
@@ -129,9 +114,8 @@ _HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
 
 _HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 
-# Bounds on reading model output (see the module docstring). 20,000 characters hold every
-# answer a model writes within its token limit, and a runaway one's conclusion; no answer nests
-# LaTeX 16 deep.
+# Bounds on reading model output: 20,000 characters hold every answer a model writes within its
+# token limit, and a runaway one's conclusion; no answer nests LaTeX 16 deep.
 MAX_ANSWER_CHARS = 20_000
 
 MAX_SPACE_RUN = 32
@@ -150,8 +134,7 @@ _EMPHASIS = str.maketrans("", "", "*`")
 
 # markdown bold: "**248** participants"
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
-# markdown italics around a title or a name: "published in the *Journal of Clinical Oncology*"
-# (not a product's stars: "2*3*4")
+# markdown italics around a title: "in the *Journal of Clinical Oncology*" (not "2*3*4")
 ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]{1,80}?)(?<!\s)\*(?![*\w])")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
@@ -179,12 +162,11 @@ def answer_region(text: str) -> str:
 
 
 def readable(text: str) -> str:
-    """Model output as every reader here takes it, in bounds: its last `MAX_ANSWER_CHARS`
-    characters (from the first whole word among them), lone surrogates as U+FFFD (a surrogate
-    pair as the character it encodes), and each run of whitespace longer than `MAX_SPACE_RUN`
-    as its first characters and at most two of its line breaks. Patterns that may start
-    anywhere in a run of whitespace (`\\s*\\bnot`) would otherwise cost time quadratic in its
-    length; no reader tells a long run from a shorter one."""
+    """Model output in bounds: its last `MAX_ANSWER_CHARS` characters (from a whole word), lone
+    surrogates as U+FFFD (no encoder writes one, so the run's record could not be saved), and
+    each whitespace run longer than `MAX_SPACE_RUN` cut to its first characters and at most two
+    line breaks, since a pattern that may start anywhere in a run (`\\s*\\bnot`) costs time
+    quadratic in its length."""
     if len(text) > MAX_ANSWER_CHARS:
         text = text[-MAX_ANSWER_CHARS:]
         first_space = _FIRST_SPACE.search(text)
@@ -204,8 +186,8 @@ def unclosed_think(text: str) -> bool:
 
 
 def json_answer(text: str) -> str | None:
-    """The answer of a response written as JSON (`{"answer": "A"}`, also inside a ```json
-    fence), as models asked for structured output write it; None when it is not such JSON."""
+    """The answer of a response written as JSON (`{"answer": "A"}`, also in a ```json fence);
+    None when it is not such JSON."""
     match = _JSON_OBJECT.search(text)
     if match is None:
         return None
@@ -225,9 +207,9 @@ def json_answer(text: str) -> str | None:
 
 
 def clean_latex(text: str, keep_bold: bool = False) -> str:
-    """Drops `\\text{}`-style wrappers, HTML layout tags (`<b>` is bold), math `$...$`
-    delimiters, `*` and backticks, LaTeX's `\\%` and outer whitespace. A `$` before a number is a
-    currency sign and stays: `$25.00` is DocVQA's answer as printed."""
+    """Drops `\\text{}`-style wrappers, HTML layout tags, math `$...$` delimiters, `*` and
+    backticks. A `$` before a number is a currency sign and stays: `$25.00` is DocVQA's answer
+    as printed."""
     text = without_html(text)
     for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
         previous, text = text, STYLE_MACRO.sub(r"\1", text)
@@ -241,13 +223,13 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
 
 def without_html(text: str) -> str:
     """HTML a model writes around its answer, as markdown: `<b>B</b>` is `**B**`, and layout
-    tags (`<answer>`, `<p>`, `<br>`, `<em>`, ...) are dropped."""
+    tags (`<p>`) are dropped."""
     return _HTML_LAYOUT.sub("", _HTML_BOLD.sub("**", text))
 
 
 def plain_math(text: str) -> str:
-    """Inline LaTeX as the Unicode an option text is written in: `2\\sqrt{3}` is 2√3,
-    `4\\pi` 4π, so an answer in LaTeX names the option "2√3" as one written in Unicode does."""
+    """Inline LaTeX as the Unicode an option text is written in (`2\\sqrt{3}` is 2√3), so an
+    answer in LaTeX names an option as one written in Unicode does."""
     for _ in range(MAX_LATEX_DEPTH):  # one level of nested roots a pass
         previous = text
         text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
@@ -263,8 +245,7 @@ def _bare(inner: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Unicode compatibility folding: fullwidth `ＳＴＯＰ`, `Ｂ` and `６` read as `STOP`, `B` and
-    `6`, the minus sign `−` as `-`, and a superscript as the power it is (`10³` is `10^3`, not
-    `103`; `x²` is `x^2`)."""
+    """Unicode compatibility folding (fullwidth `Ｂ` as `B`, `−` as `-`), with a superscript
+    read as the power it is (`10³` is `10^3`, not `103`)."""
     text = _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text)
     return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)

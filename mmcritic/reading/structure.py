@@ -1,12 +1,10 @@
 """The second stage of reading: where a response commits to an answer and where it does not.
 
 After its format is read (`markup`), a response is marked in one place: each self-correction,
-turn away from an earlier reading, hedge, negation, conclusion, offer of alternatives and
-statement that it cannot tell, each with its position, and each yes or no it states. Readers
-ask a `Reading` ("what follows the last correction?", "is a value hedged after this one?",
-"which yes or no comes after the last turn?") instead of each compiling its own patterns for
-the same words. A reading marks a kind when it is first asked for, so a reader pays only for
-the kinds it uses.
+turn, hedge, negation, conclusion, offer of alternatives, statement that it cannot tell and yes
+or no, with its position. Readers ask a `Reading` ("what follows the last correction?") instead
+of compiling their own patterns; a kind is marked when first asked for, so a reader pays only
+for the kinds it uses.
 """
 
 from __future__ import annotations
@@ -16,8 +14,7 @@ from dataclasses import dataclass, field
 
 from mmcritic.reading.language import ordinals, pattern
 
-# A self-correction: the answer revises what it said before ("The answer is (C). Wait — ...",
-# "stated\n\nHmm, looking again, ... it reads 'seated'"); only what follows counts.
+# a self-correction ("The answer is (C). Wait — ..."): only what follows it counts
 _CORRECTIONS = pattern("corrections")
 CORRECTION = re.compile(_CORRECTIONS, re.IGNORECASE)
 # a turn away from an earlier reading: what follows it is what the answer settles on
@@ -25,25 +22,20 @@ TURNS = pattern("turns")
 TURN = re.compile(rf"(?:,|;|\.)?\s*(?:{TURNS}|{_CORRECTIONS})", re.IGNORECASE)
 # a turn as a yes/no answer makes it ("Yes, in reality ..., but in the chart, no")
 YES_NO_TURN = re.compile(TURNS)
-# a second reading offered after the first: "MARKET or possibly MARKETS", "A, or perhaps B",
-# "quickly, though it might also be quietly"
+# a second reading offered after the first: "MARKET or possibly MARKETS"
 HEDGES = pattern("hedges")
-# a second answer allowed beside the first: "could also be", "might also work", "or possibly"
 HEDGE = re.compile(HEDGES, re.IGNORECASE)
-# another value offered: "could also be around 10", "it might be 10"
+# another value offered: "it might be 10"
 HEDGED_VALUE = re.compile(
     rf"(?:{HEDGES}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
 )
-# a negated statement: "not", "never", "isn't"
 NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
-# a stated inability to tell ("I can't tell", "there is not enough information")
+# a stated inability to tell, anywhere in an answer: "I can't tell"
 CANNOT_TELL = re.compile(pattern("cannot_tell"))
 CONCLUSIONS = pattern("conclusions")
 CONCLUSION = re.compile(rf",?\s+{CONCLUSIONS},?\s+", re.IGNORECASE)
-# two answers rather than one: a range ("5–7 years", "2019–2020"), "between 5 and 7",
-# "either DENTIST or DENTAL", "both 3 and 4", "it could be a bar or a spit", and two values
-# joined by "or" ("65° or 115°", "$5 or $6", "3 or 4 cars"; not a restatement after a comma,
-# "5:2, or 2.5", and not from inside a number: "1,000,000" would be read from each group)
+# two answers rather than one: "5–7 years", "between 5 and 7", "either A or B", "both 3 and 4",
+# "could be a bar or a spit", "65° or 115°" (not "5:2, or 2.5", nor from inside "1,000,000")
 _RANGE = re.compile(r"\d\s*[–—]\s*[$€£]?\d")
 _BETWEEN = re.compile(r"\bbetween\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
 _EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
@@ -55,10 +47,9 @@ _VALUE_OR_VALUE = re.compile(
     r"-?[$€£]?\d",
     re.I,
 )
-# two values of one label joined by "or": "July 8 or July 9", "Room 210 or Room 211"
+# two values of one label joined by "or": "July 8 or July 9"
 _LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
-# two quoted readings joined by "or": 'It may be "C. W. Rathbun" or "G. W. Rathburn".', or
-# two in capitals: "Possible readings: FRESH or FRESCO."
+# two quoted or capitalised readings joined by "or": "FRESH or FRESCO"
 _QUOTED_OR = re.compile(
     r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘|\b[A-Z]{2,},?\s+or\s+[A-Z]{2,}\b"
 )
@@ -71,8 +62,8 @@ ORDINAL = re.compile(
     re.IGNORECASE,
 )
 
-# Each kind a reading marks, as the names of the patterns any of which marks it (looked up by
-# name when a reading is made, so that `mmcritic_dev.rule_audit` can switch each one off).
+# each kind a reading marks -> the names of its patterns, looked up when a reading is made so
+# that `mmcritic_dev.rule_audit` can switch each one off
 MARKS: dict[str, tuple[str, ...]] = {
     "correction": ("CORRECTION",),
     "turn": ("TURN",),
@@ -106,8 +97,7 @@ class Mark:
     start: int
     end: int
     text: str
-    # the named group that matched ("yes" or "no" for a yes/no word, "o4" for "fourth"), else
-    # the kind
+    # the named group that matched ("yes", "no", "o4" for "fourth"), else the kind
     says: str
 
 
@@ -119,8 +109,8 @@ class Reading:
     _found: dict[str, list[Mark]] = field(default_factory=dict, repr=False)
 
     def marks(self, kind: str, start: int = 0) -> list[Mark]:
-        """The marks of one kind in order of position, from `start` on (looked for from there:
-        a mark there may overlap one that starts before it)."""
+        """The marks of one kind in order of position, from `start` on (searched from there, so
+        a mark may overlap one that starts before it)."""
         if start:
             return _marks(self.text, kind, start)
         if kind not in self._found:
@@ -144,9 +134,8 @@ class Reading:
         return None if mark is None else self.text[mark.end :]
 
     def parts(self, kind: str) -> list[str]:
-        """The text cut at every mark of a kind ("48 and 60, so the tallest is 60" at its
-        conclusion: "48 and 60", "the tallest is 60"); a mark that overlaps the one before it
-        cuts nothing more."""
+        """The text cut at every mark of a kind ("48 and 60, so the tallest is 60" at "so");
+        a mark that overlaps the one before it cuts nothing more."""
         parts, start = [], 0
         for mark in self.marks(kind):
             if mark.start >= start:

@@ -42,11 +42,9 @@ def final_boxed(text: str) -> str | None:
 
 
 def as_judged(text: str, label: str = "Final answer") -> str:
-    """A policy's answer as a critic is shown it: the reasoning, then "Final answer: X" for the
-    boxed answer, in plain words. Think tags, boxes and any other verdict marker are taken out:
-    a critic writes its own verdict with them, so an answer that carried them could write the
-    judge's verdict for it (the same markers the data guards reject in preference data). A
-    critique shown to the policy is read the same way, its box as "Verdict: X"."""
+    """A policy's answer as a critic is shown it: the reasoning, then "Final answer: X" (`label`)
+    for the boxed answer. Think tags, boxes and other verdict markers are taken out, or the
+    answer could write the judge's verdict for it; a critique shown to the policy reads the same."""
     answer = final_boxed(text)
     shown = _unmarked(rationale(text))
     if answer is not None:
@@ -55,10 +53,9 @@ def as_judged(text: str, label: str = "Final answer") -> str:
 
 
 def _unmarked(text: str) -> str:
-    """`text` with every verdict marker removed, boxes kept as their contents. It is read as the
-    data guards read text (`comparable`), so a fullwidth `＼boxed｛2｝` or a marker split by an
-    invisible character is a marker too. Boxes are unwrapped one nesting level a pass, up to
-    `_MAX_BOX_DEPTH`; a marker left deeper is removed with the rest."""
+    """`text` without verdict markers, boxes kept as their contents. Read as the data guards read
+    text (`comparable`), so a fullwidth `＼boxed｛2｝` is a marker too. Boxes unwrap one level a
+    pass, up to `_MAX_BOX_DEPTH`; a marker left deeper is removed with the rest."""
     text = comparable(text)
     for _ in range(_MAX_BOX_DEPTH):
         text, unwrapped = _BOX.subn(r"\1", text)
@@ -68,8 +65,8 @@ def _unmarked(text: str) -> str:
 
 
 def parse_score(text: str) -> tuple[float | None, str]:
-    """(score, reason): the number in the final box (`7`, `7.5`, `7/10`, `$8$`), or None with
-    `no_box` or `unrecognised` so a failure is counted rather than read as a low score."""
+    """(score, reason): the number in the final box (`7/10` is 7), or None with `no_box` or
+    `unrecognised`, so a failure is counted rather than read as a low score."""
     boxed = final_boxed(text)
     if boxed is None:
         return None, "no_box"

@@ -1,11 +1,10 @@
 """Reading a critique's verdict on one answer: is it correct?
 
-The critique prompt (`templates/critique.txt`) asks for the critique, then `correct` or
-`incorrect` alone in the box. Test-time refinement stops when the critic accepts, and the
-critic's discriminability reward compares this reading with the truth, so both read it here.
-The words a verdict may be written in are data (`verdict_correct`, `verdict_incorrect` in
+The critique prompt (`templates/critique.txt`) asks for `correct` or `incorrect` alone in the
+box; test-time refinement and the critic's discriminability reward both read it here. The
+verdict words are data (`verdict_correct`, `verdict_incorrect` in
 `mmcritic/reading/languages/<code>.json`); a box must be one of them whole, so "partially
-correct" or "correct or incorrect" is no verdict rather than a guess.
+correct" is no verdict rather than a guess.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from mmcritic.rewards.answers import as_judged, final_boxed
 
 CorrectnessReason = Literal["ok", "no_box", "unrecognised"]
 
-# \text{correct}, \textbf{Incorrect}: the macro and its braces go, the word stays
+# \textbf{Incorrect}: the macro and its braces go, the word stays
 _MACRO = re.compile(r"\\[a-zA-Z]+\s*\{|[{}]")
 _DECORATION = re.compile(r"[\s$*`\"'.!。！:：]+")
 

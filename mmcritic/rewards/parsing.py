@@ -1,9 +1,8 @@
 """Reading a critic's answer: the think block, the boxed verdict and the format check.
 
-Rewards, inference and evaluation all parse through this module, so a completion that earns a
-reward during training is read the same way when the trained critic is evaluated. Everything
-here runs on raw model output: no input may raise, and nothing may take more than linear time
-on long garbage (completions can be tens of thousands of characters of repeated fragments).
+Rewards, inference and evaluation all parse through this module, so a completion is read the
+same way in training and in evaluation. It runs on raw model output: no input may raise, and
+nothing may take more than linear time on long garbage (tens of thousands of characters).
 """
 
 from __future__ import annotations
@@ -33,9 +32,9 @@ _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
 _WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
 _STRIPPED = str.maketrans("", "", "$*`")
 
-# what a critic calls a response, in every language the readers know ("Response", "Assistant")
+# what a critic calls a response, in every language the readers know ("Assistant")
 _NOUN = pattern("verdict_nouns")
-# "one" and "two" in every language the readers know ("\\boxed{one}", "Response two")
+# "one" and "two" in every language the readers know ("Response two")
 _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
 _INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
@@ -82,30 +81,24 @@ class Verdict:
 
 
 def normalize_choice(raw: str) -> str | None:
-    """Maps a box's content to `"1"`, `"2"` or `"tie"`; anything else, or anything ambiguous, is
-    None, so a policy cannot hedge its way to a reward.
+    """Maps a box's content to `"1"`, `"2"` or `"tie"`; anything else or ambiguous is None, so
+    a policy cannot hedge its way to a reward.
 
-    Case, surrounding whitespace, `$`, `*`, backticks, a trailing period, wrappers `\\text{}`,
-    `\\textbf{}`, `\\mathrm{}` (and the other text/math font macros, `\\boxed{}`, `\\fbox{}`),
-    and enclosing `[]`, `[[]]`, `()`, `{}`, `<>` or quotes are ignored.
+    Ignored, repeatedly: case, outer whitespace, `$`, `*`, backticks, a trailing period, text and
+    math font macros, `\\boxed{}`, `\\fbox{}`, and enclosing brackets, braces, `<>` or quotes.
     What remains must be one of:
 
-    - the number 1 or 2 in any notation: `2.0`, `02`, `+1`, or a word for it in a language the
-      readers know (`mmcritic/reading/languages`): `one`, `Two`, `deux`;
-    - an index, optionally after "the" and a noun (response, answer, assistant, option,
-      candidate, output, model) and `#`, optionally followed by `)`: `2`, `Response 2`,
-      `Assistant B`, `Option #1`, `2)`; the letters A and B mean 1 and 2;
-    - an ordinal, optionally with "the" and a noun or "one": `second`, `The second response`,
-      `2nd`, `the first one`;
-    - a tie word: `tie`, `a tie`, `it's a tie`, `draw`, `C` (the arena tie letter), `same`,
-      `equal`, `equally good`, `both equally good`, `both are equally good`, `both`,
-      `both equal`;
-    - a verdict stated in words, read as a critic's words after its box are
-      (`Response 1 is better`, `Response 2 is better than Response 1`, `Response 1 is worse`).
+    - 1 or 2 in any notation (`+02.0`) or a known language's word for it (`deux`);
+    - an index (digit, A/B or such a word), optionally after "the", a noun and `#`, optionally
+      before `)`: `Assistant B`;
+    - an ordinal, optionally with "the" and a noun or "one": `the 2nd response`;
+    - a tie word, bracketed parts optional: `[it's] [a] tie/draw`, `C` (the arena tie
+      letter), `same`, `equal`, `[both [are]] equally good`, `both [[are] equal]`;
+    - a verdict stated in words, read as words after a box are: `Response 1 is better`.
 
-    `12`, `1 or 2`, `2 and 1`, `1,2`, anything naming both responses with "or", "and" or "/"
-    (`Response 1 or Response 2 is better`), praise on one criterion only (`Response 1 is better
-    in clarity`) and longer sentences are None: a hedge is never a verdict.
+    Anything naming both responses (`12`, `1,2`, or with "or", "and", "/"), praise on one
+    criterion only, or a longer sentence or box (`MAX_VERDICT_CHARS`) is None: a hedge is never
+    a verdict.
     """
     if len(raw) > MAX_VERDICT_CHARS:
         return None
@@ -146,12 +139,10 @@ def _peel(text: str) -> str:
 def parse_verdict(text: str) -> Verdict:
     """The critic's verdict: the box after the think block.
 
-    Boxes inside the think block are drafts, so they never count; an opened but unclosed think
-    block means the model never finished thinking. The block ends at its first `</think>`:
-    after it comes the answer, where a further complete `<think>...</think>` block is another
-    draft and a stray `</think>` is text. Boxes in the answer that normalise to two different
-    verdicts are a hedge and give no verdict (`<think>a</think>\\boxed{1}</think>\\boxed{2}`);
-    repeating the same verdict is fine."""
+    The think block ends at its first `</think>`; boxes in it, or in a later complete think
+    block, are drafts and never count, and a later stray `</think>` is text. An unclosed think
+    block has no verdict. Answer boxes holding two different verdicts are a hedge and give none;
+    repeating one verdict is fine."""
     parts = _answer_and_thinking(text)
     if parts is None:
         return Verdict(None, None, "unclosed_think")
@@ -189,9 +180,8 @@ def _without_think_blocks(text: str) -> str:
 
 
 def _verdict_from_boxes(boxes: list[str]) -> Verdict:
-    """The one distinct verdict the boxes hold; a box that is no verdict ("\\boxed{5}", a count)
-    is passed over, while two different verdicts, or a box offering verdicts as alternatives
-    ("\\boxed{1 or 2}", a hedge), leave none."""
+    """The one distinct verdict the boxes hold; a box that is no verdict (a count) is passed over,
+    while two different verdicts or a box offering alternatives ("\\boxed{1 or 2}") leave none."""
     verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
     if len({choice for _, choice in verdicts}) > 1:
         return Verdict(None, boxes[-1], "conflicting_boxes")
@@ -204,18 +194,17 @@ def _verdict_from_boxes(boxes: list[str]) -> Verdict:
 
 
 def _offers_verdicts(box: str) -> bool:
-    """Whether a box names two or more verdicts as alternatives: "1 or 2", "A and B"."""
+    """Whether a box names two or more verdicts as alternatives: "1 or 2"."""
     parts = _ALTERNATIVES.split(box)
     return sum(normalize_choice(part) is not None for part in parts) >= 2
 
 
 def has_think_box_format(text: str) -> bool:
-    """Whether the text fully matches `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matches
-    newline) after tag normalisation, ignoring leading and trailing whitespace.
+    """Whether the tag-normalised, stripped text fully matches
+    `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matches newline).
 
-    Implemented as an earliest-occurrence search rather than the regex: taking the earliest
-    place for each piece leaves the most room for the next, so it accepts exactly the same texts
-    while staying linear where the backtracking regex is quadratic on repeated fragments."""
+    Searched as each piece's earliest occurrence, which leaves the most room for the next: the
+    same texts pass, in linear time where the backtracking regex is quadratic on repeats."""
     text = normalize_tags(text).strip()
     if not text.startswith(THINK_OPEN):
         return False
@@ -226,19 +215,17 @@ def has_think_box_format(text: str) -> bool:
     return box >= 0 and text.find("}", box + len(BOX_OPEN)) >= 0
 
 
-# Verdicts stated in words, as judge prompts ask for them (VL-RewardBench: "Overall Judgment:
-# Answer X is better"; Multimodal RewardBench and MT-Bench: "[[A]]") and critics write them, in
-# every language's words (`verdict_finals`, `verdict_statements`, `verdict_losers`).
+# Verdicts stated in words, in every language, as judge prompts ask for them (VL-RewardBench's
+# "Overall Judgment: Answer X is better", MT-Bench's and Multimodal RewardBench's "[[A]]").
 _WHO = rf"{_NOUN}\s*#?\s*"
-# what a critic calls the better response ("is better", "is more accurate", "wins"), not on one
-# criterion only ("better in completeness", "more accurate about the color")
+# praise of a response ("is better"), not on one criterion only ("better in completeness")
 _BETTER = rf"{pattern('verdict_praise')}(?!\s+{pattern('verdict_limits')})"
-# a statement's role, as its groups are named: an overall or final verdict settles what came
-# before it; a loser names the worse response
+# a statement's role, its groups' prefix: a final verdict settles what came before it; a loser
+# names the worse response
 _ROLES = {"f": "verdict_finals", "w": "verdict_statements", "l": "verdict_losers"}
 _SLOT = re.compile(r"\{(index|letter|place)\}")
-# verdicts in the form of a judge prompt's brackets or of JSON ({"better_answer": 2}, {"winner":
-# "B"}); the prompt's own instruction "[[A]] if Assistant A is better" states none
+# verdicts in a judge prompt's brackets or in JSON ({"winner": "B"}); the prompt's own
+# instruction "[[A]] if Assistant A is better" states none
 _MARKED_VERDICTS = (
     r"\[\[\s*(?P<w_c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w_gt>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<w_lt>[ab])\s*\]\]"
@@ -248,10 +235,9 @@ _MARKED_VERDICTS = (
 
 
 def _stated_verdicts() -> str:
-    """Each language's verdict statements as alternatives, `{who}` and `{better}` filled in
-    and each slot made a named group `<role>_<language><number>_<slot>` (`_ROLES`): `{index}`
-    an index as the language writes one (a digit, a or b, its words for one and two),
-    `{letter}` a digit or a or b, `{place}` its words for the first and second response."""
+    """Each language's verdict statements as alternatives, each slot a named group
+    `<role>_<language><number>_<slot>`: `{index}` a digit, a/b or the language's words for one
+    and two, `{letter}` a digit or a/b, `{place}` its words for first and second."""
     statements = []
     for code in LANGUAGES:
         words = [word for word, value in number_words(code).items() if value in (1, 2)]
@@ -276,9 +262,8 @@ def _grouped(statement: str, name: str, slots: dict[str, str]) -> str:
 
 
 _PHRASED_VERDICTS = re.compile(f"{_MARKED_VERDICTS}|{_stated_verdicts()}", re.IGNORECASE)
-# Between two different stated verdicts, a word that settles on the later one; without one the
-# answer states both and has no verdict ("Response 1 is better ... Response 2 is better ...").
-# A critic taking back what it said before: "wait", "on closer inspection", "I retract".
+# Between two different stated verdicts, a word that settles on the later one ("wait"); without
+# one the answer states both and has no verdict.
 _REVISION_WORDS = pattern("verdict_revisions")
 _REVISION = re.compile(r"\b" + _REVISION_WORDS + r"\b", re.IGNORECASE)
 _SETTLES = re.compile(
@@ -289,14 +274,13 @@ _SETTLES = re.compile(
 
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
-# "I would not say Answer 1 is better", "I don't think Response 2 is better": denied, not stated.
+# "I don't think Response 2 is better": denied, not stated.
 _DENIED = re.compile(
     r"\b(?:not|n't|never|no\s+longer)\s+(?:\w+\s+){0,3}?(?:say|think|believe|agree|claim|"
     r"conclude)\s+(?:that\s+)?(?:the\s+)?$",
     re.IGNORECASE,
 )
-# A closing refusal to decide takes back what came before it ("hard to say", "equally good",
-# "or perhaps Response 2").
+# A closing refusal to decide takes back what came before it ("or perhaps Response 2").
 _UNDECIDED = re.compile(
     pattern("undecided") + r"|\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b", re.IGNORECASE
 )
@@ -316,12 +300,10 @@ class Judgement:
 def parse_judgement(text: str) -> Judgement:
     """The verdict of a critic under evaluation.
 
-    The boxed verdict exactly as the training reward reads it (`parse_verdict`, one reader for
-    both, "\\boxed{Response 2 is better}" included), or,
-    when the answer has no box after the think block, the last verdict it states in words
-    ("Overall Judgment: Answer 1 is better", "[[B]]", "Response 2 is better", "Winner:
-    Response 1"). A box that the words after the think block contradict is no verdict. Drafts
-    inside a think block never count."""
+    The box exactly as the training reward reads it (`parse_verdict`), or, with no box after the
+    think block, the last verdict stated in words ("Overall Judgment: Answer 1 is better").
+    Boxes or words that disagree give none unless a revision word ("wait") settles on the later
+    one. Drafts inside a think block never count."""
     verdict = parse_verdict(text)
     parts = _answer_and_thinking(text)
     stated = _stated_verdict(unicodedata.normalize("NFKC", parts[0])) if parts else None
@@ -367,17 +349,16 @@ def _box_matches(text: str) -> list[tuple[re.Match[str], str]]:
 
 def _revised_after_box(answer: str) -> bool:
     """Whether the words after the answer's last box settle on another verdict: a revision
-    marker ("on second thought", "actually", "wait") between the box and the stated verdict."""
+    marker ("on second thought") after the box."""
     last_box = answer.rfind("\\boxed")
     return last_box >= 0 and _REVISION.search(answer, last_box) is not None
 
 
 def _stated_verdict(answer: str) -> str | None:
     """The verdict stated in words, "1" or "2": the whole answer when it is an index alone, else
-    the last one, when every earlier one agrees or
-    the answer settles on it (`_SETTLES` between the last disagreeing statement and it) and does
-    not take it back (`_UNDECIDED` after it); None otherwise. An echo of the judge prompt's
-    instruction (`[[A]] if Assistant A is better`) states nothing."""
+    the last statement, when every earlier one agrees or a `_SETTLES` word follows the last
+    disagreeing one, and nothing `_UNDECIDED` follows it; None otherwise. Conditions and denials
+    ("[[A]] if Assistant A is better") state nothing."""
     text = answer[-20_000:].translate(_STRIPPED)  # "**Response 1** is better"
     bare = _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower())
     if bare:  # the whole answer is an index: "2", "Answer 2."
@@ -400,9 +381,8 @@ def _stated_verdict(answer: str) -> str | None:
 
 
 def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence holding `at` starts: "It's hard to say which one is better: Response
-    1 is ..." is undecided from its start, so its label-like "better: Response 1" states
-    nothing."""
+    """Where the sentence holding `at` starts, so a sentence undecided from its start ("It's hard
+    to say which one is better: Response 1 is ...") states nothing."""
     return max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
 
 

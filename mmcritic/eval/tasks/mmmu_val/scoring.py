@@ -23,8 +23,8 @@ from mmcritic.eval.scorers import is_plain_number
 from mmcritic.reading.statements import main_clause, sentences
 from mmcritic.reading.structure import reading_of
 
-# a quantity in a prefixed unit, read also in the base unit a gold answer is usually given in
-# (starting inside a run of digits reads the same as at its start)
+# a quantity in a prefixed unit ("50 cm"), read also in the base unit; `(?<!\d)` loses no match
+# (one starting inside a run of digits also starts at its start) and keeps the search linear
 _QUANTITY = re.compile(
     r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
 )
@@ -36,16 +36,13 @@ _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 
 
 def open_match(prediction: str, target: str | Sequence[str]) -> bool:
-    """MMMU's `eval_open` on the answer its `parse_open_response` finds: the part after the last
-    key phrase ("is ", "so ", "therefore ", "answer ", "=" ...) of the response. A numeric target
-    matches a number there rounded to two decimals; a text target matches when it occurs there
-    (a one-letter target only as a word). A target written as a Python list means "any of
-    these". Deliberate differences, as a careful grader reads an answer: MMMU keeps the key part
-    of every line, so a number from the reasoning ("There are 16 bars.\nSo the answer is 14.")
-    can match, where here only the last line that has a key part counts; a fraction counts as
-    its value (`1/3` is 0.33) and a quantity also in its base unit (`50 cm` is 0.5 m); a text
-    target must be stated as whole words and not rejected ("methylbenzene" and "meiosis, not
-    mitosis" do not state benzene or mitosis)."""
+    """MMMU's `eval_open` on the key part its `parse_open_response` finds (after the last key
+    phrase, "therefore "): a numeric target matches a number there rounded to two decimals, a
+    text target one occurring there (a one-letter target only as a word); a target written as
+    a Python list means any of these. Departures, as a careful grader reads: only the last line
+    with a key part counts (MMMU keeps every line's, so a number from the reasoning matches); a
+    fraction counts as its value and a quantity also in its base unit (`50 cm` is 0.5 m); a
+    text target must be stated as whole words and not rejected."""
     golds = _targets(target)
     numeric = any(is_plain_number(gold) for gold in golds)
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
@@ -96,8 +93,8 @@ def _sentence_at(text: str, part: str) -> str:
 
 
 def _states_text(answer: str, gold: str) -> bool:
-    """Whether the answer states `gold` as whole words, not only to reject it ("meiosis, not
-    mitosis"), and not as part of another word ("methylbenzene" is not "benzene")."""
+    """Whether the answer states `gold` as whole words ("methylbenzene" is not "benzene"), not
+    only to reject it."""
     if not gold:
         return False
     return any(
@@ -107,10 +104,10 @@ def _states_text(answer: str, gold: str) -> bool:
 
 
 def mmmu_key_answer(response: str, numeric: bool = False) -> str:
-    """The key part of a free answer, after MMMU's `get_key_subresponses`: per line, the text
-    after the indicator that leaves the shortest tail; the last line that has one. For a numeric
-    target, the last sentence whose key part holds a number, with `=` and `≈` as indicators
-    ("NPV = ... ≈ 387. Since the NPV is positive, the project should be accepted." is 387)."""
+    """The key part of a free answer, after MMMU's `get_key_subresponses`: the text after the
+    indicator leaving the shortest tail, on the last line that has one. For a numeric target,
+    the last sentence whose key part holds a number, `=` and `≈` counting as indicators ("NPV ≈
+    387. Since the NPV is positive, ..." is 387)."""
     if numeric:
         for sentence in reversed(sentences(response.lower())):
             tails = [

@@ -18,17 +18,14 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import HEDGES, reading_of
 
-# a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
-# the field value"
 # a closing sentence that states the reading the question asks for: "The invoice number is X."
 _RESTATED_READING = re.compile(
     r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads|costs)\s+\S", re.IGNORECASE
 )
-# a later sentence that sets a mention aside: "..., not the laptop", "... is the fax date, not
-# the field value"
+# a later sentence that sets a mention aside: "..., not the laptop"
 _CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
-# context after a reading that names the runners-up, what it is not or where it was read: "the
-# United States, followed by Brazil and India", "WARDEN, not GARDEN", "Paris, as shown in ..."
+# context after a reading that names the runners-up, what it is not or where it was read:
+# "WARDEN, not GARDEN"
 _OTHERS_AFTER = re.compile(
     r",?\s+(?:followed\s+by|compared\s+(?:with|to)|ahead\s+of|versus|vs\.?|rather\s+than)\s"
     r"|,\s*not\s|,\s*(?:as\s+(?:shown|stated|seen|listed|printed|indicated|mentioned|noted|given)"
@@ -47,19 +44,14 @@ def substring_match(
     prediction: str, targets: Sequence[str], ignore_spaces: bool = False, question: str = ""
 ) -> bool:
     """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
-    spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept
-    (`X^2` is not `x^2`). Follows lmms-eval's ocrbench utils, with Unicode compatibility
-    folding added so fullwidth text (`ＳＴＯＰ`) reads as what it shows, and read as a careful
-    grader reads it: an answer that offers two readings commits to neither; one that turns away
-    from a first reading ("looks like GARDEN, but ... the word is WARDEN") is read from the
-    turn on; a long parenthetical aside ("(the main line, 202-862-4510, is printed above
-    it)") and what follows the reading to name others ("the United States, followed by
-    Brazil", "WARDEN, not GARDEN") are context, not the reading, as is a paragraph explaining a
-    reading given alone on the first line. A yes/no target is read as the yes or no the answer
-    gives ("Yes. ... 'Knowing God'" does not contain "no"); given the question, a "how many"
-    answer is read as its count of what is asked ("The legend lists 12 regions, and 9 countries
-    are highlighted" states 9), and a last sentence that restates what it asks for ("...; the
-    sender is Dennis Lowe.") as the reading."""
+    spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept.
+    Follows lmms-eval's ocrbench utils, with Unicode compatibility folding added (fullwidth
+    `ＳＴＯＰ` is STOP), and read as a careful grader reads it: two readings offered commit to
+    neither; a turn away from a first reading is read from the turn on; long asides, others
+    named after the reading ("WARDEN, not GARDEN") and a paragraph explaining a first-line
+    reading are context. A yes/no target is read as the answer's yes or no; given the question,
+    a "how many" answer as its count of what is asked, and a closing restatement of what it
+    asks for as the reading."""
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
     two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
@@ -77,8 +69,7 @@ def substring_match(
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
         read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
     elif len(first) > 1 and _restates_a_named_reading(first, question):
-        read = first[-1]  # "... order number A-4471 and invoice number A-4417. The invoice
-        # number is A-4417."
+        read = first[-1]  # "... and invoice number A-4417. The invoice number is A-4417."
     if not ignore_spaces:
         read = _without_others(read)
     predicted = _ocr_form(read, ignore_spaces)
@@ -89,9 +80,8 @@ def substring_match(
 
 
 def _restates_a_named_reading(parts: list[str], question: str) -> bool:
-    """Whether the last sentence states the reading of something the earlier ones named among
-    others ("... order number A-4471 and invoice number A-4417. The invoice number is ...") or
-    the question asks for ("...; the sender is Dennis Lowe." for "Who is the sender?")."""
+    """Whether the last sentence states the reading of something the earlier ones or the
+    question name ("...; the sender is Dennis Lowe." for "Who is the sender?")."""
     restated = _RESTATED_READING.match(parts[-1])
     named = restated.group(1).strip().lower() if restated else ""
     return bool(named) and named in " ".join([*parts[:-1], question]).lower()
@@ -107,9 +97,9 @@ def _value_beside_a_count(text: str, question: str) -> str | None:
 
 
 def _first_line_reading(text: str) -> str:
-    """The reading a response gives alone on its first line, before a paragraph that explains
-    it ("clearly\n\nThe first letters could be mistaken for ... 'dearly', but ..."); else the
-    whole response, and when the paragraph corrects the first line."""
+    """The reading a response gives alone on its first line, before a paragraph that explains it
+    ("clearly\n\nThe first letters could be mistaken for ..."); else, or when the paragraph
+    corrects the first line, the whole response."""
     first, blank, rest = text.strip().partition("\n\n")
     bare = first.strip().strip("*\"'")
     explains = rest.strip() and not reading_of(rest).has("correction")  # not "Wait, ... it is a Y"
@@ -120,9 +110,8 @@ def _first_line_reading(text: str) -> str:
 
 def _without_others(text: str) -> str:
     """The text without what follows a reading to name others, up to the end of that clause
-    ("the United States, followed by Brazil and India."; "so it is a Y, not a V. The word is
-    LIBERTY."), when the text before it states a reading of its own or is a bare one ("Paris,
-    as shown in ...")."""
+    ("the United States, followed by Brazil and India."), when the text before it states a
+    reading of its own or is a bare one."""
     kept = text
     for other in reversed(list(_OTHERS_AFTER.finditer(text))):
         end = _CLAUSE_END.search(text, other.end())
