@@ -61,9 +61,6 @@ MARKUP = str.maketrans("", "", "*$`")
 # inline math holding no other opener, so one never closed is not read to the end of the text
 # from each opener in turn (quadratic time)
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
-# MMMU eval_utils.py `get_key_subresponses`
-KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
-_TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 # a trailing condition on a variable, which states no answer: "attained at x = 1"; the word
 # before it starts at a word's first letter, as each start inside one would cost quadratic time
 _CONDITION = re.compile(
@@ -346,14 +343,6 @@ def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | N
     asked = topic_words(question)
     restated = len(asked & topic_words(sentence[subset.start() :]))
     return subset if restated > len(asked & topic_words(sentence[: subset.start()])) else None
-
-
-def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:
-    """MMMU's key part of one lower-cased sentence: the shortest tail after a key phrase ("is ");
-    None when no phrase leaves a real one."""
-    tails = [lowered.split(word)[-1].strip() for word in indicators if word in lowered]
-    tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
-    return min(tails, key=len) if tails else None
 
 
 def number_word(text: str) -> str:

@@ -25,7 +25,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading import language
-from mmcritic.reading.markup import fold, plain_math, without_html
+from mmcritic.reading.markup import CJK, fold, plain_math, without_html
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     main_clause,
@@ -36,7 +36,7 @@ from mmcritic.reading.structure import HEDGE, reading_of
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
-    r"([A-Z])(?=[\u3040-\u9fff\uac00-\ud7af])|"  # "Aの葉緑体": a letter, then CJK or Hangul
+    rf"([A-Z])(?=[{CJK}])|"  # "Aの葉緑体": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
     # "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"

@@ -29,7 +29,7 @@ from mmcritic.eval.choices import choice_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.markup import fold
+from mmcritic.reading.markup import CJK, fold
 from mmcritic.reading.statements import (
     YEAR,
     hedges_after,
@@ -79,7 +79,7 @@ _VALUE_BESIDE = re.compile(
     re.IGNORECASE,
 )
 # an answer glossed in brackets after CJK text: "12月（December）"
-_GLOSS = re.compile(r"(?<=[\u3040-\u9fff\uac00-\ud7af])\(([^()]{1,40})\)")
+_GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 

@@ -18,7 +18,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import pattern, words
-from mmcritic.reading.markup import BOLD, ITALIC, answer_region, clean_latex
+from mmcritic.reading.markup import BOLD, CJK, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
     COPULAS,
     LEADING_ARTICLE,
@@ -85,7 +85,7 @@ _ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
 _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
-_CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")  # Chinese, kana, Hangul
+_CJK = re.compile(f"[{CJK}]")
 # a run of Latin words or digits inside a Chinese sentence, with a final period that may close
 # an abbreviation ("Philip Morris Inc.")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")

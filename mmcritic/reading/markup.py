@@ -15,6 +15,8 @@ import unicodedata
 
 from mmcritic.text import without_lone_surrogates
 
+# kana, CJK ideographs and Hangul, as a character class's body: the scripts no space delimits
+CJK = "\u3040-\u9fff\uac00-\ud7af"
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 # family -> (opening tag, closing tag), for families whose tags are not `<think>` / `</think>`

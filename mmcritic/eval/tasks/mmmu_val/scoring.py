@@ -8,7 +8,6 @@ import re
 from collections.abc import Sequence
 
 from mmcritic.eval.answers import (
-    KEY_INDICATORS,
     extract_numbers,
     holds_digit,
     integer_value,
@@ -16,7 +15,6 @@ from mmcritic.eval.answers import (
     number_value,
     number_word,
     parse_number,
-    shortest_key_tail,
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
@@ -33,6 +31,9 @@ _UNIT_SCALE = {
     "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
 }  # fmt: skip
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
+# MMMU eval_utils.py `get_key_subresponses`
+KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
+_TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 
 
 def open_match(prediction: str, target: str | Sequence[str]) -> bool:
@@ -136,3 +137,11 @@ def _targets(target: str | Sequence[str]) -> list[str]:
             return [str(item) for item in parsed] if isinstance(parsed, list) else [target]
         return [target]
     return [str(item) for item in target]
+
+
+def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:
+    """MMMU's key part of one lower-cased sentence: the shortest tail after a key phrase ("is ");
+    None when no phrase leaves a real one."""
+    tails = [lowered.split(word)[-1].strip() for word in indicators if word in lowered]
+    tails = [tail for tail in tails if tail and tail not in _TRIVIAL_TAILS]
+    return min(tails, key=len) if tails else None
