@@ -5,6 +5,7 @@ with --functions each function rule, with --phrases each phrase of the language 
     python benchmarks/rule_audit.py --out runs/rule_audit.json
     python benchmarks/rule_audit.py --functions --out runs/function_audit.json
     python benchmarks/rule_audit.py --phrases --out runs/phrase_audit.json
+    python benchmarks/rule_audit.py --lines
 
 Prints the rules that decide no line (candidates to remove) and each rule's count; the JSON
 lists every rule's matched, decided and harmed lines.
@@ -27,8 +28,12 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--phrases", action="store_true", help="audit the language data's phrases")
     parser.add_argument("--functions", action="store_true", help="audit the function rules")
+    parser.add_argument("--lines", action="store_true", help="the reading layer's lines a file")
     parser.add_argument("--out", type=Path, default=Path("runs/rule_audit.json"))
     args = parser.parse_args()
+    if args.lines:
+        _print_lines()
+        return
     if args.phrases:
         rows = _phrase_rows(args.corpus)
     else:
@@ -40,6 +45,13 @@ def main() -> None:
     for row in rows:
         print(f"{len(row['decides']):5d} decided {row['matched']:6d} matched  {row['rule']}")
     print(f"{len(idle)} of {len(rows)} rules decide no line; written {args.out}")
+
+
+def _print_lines() -> None:
+    lines = rule_audit.layer_lines()
+    for file, count in lines.items():
+        print(f"{count:6d}  {file}")
+    print(f"{sum(lines.values()):6d}  in all (budget {rule_audit.LAYER_LINE_BUDGET:,})")
 
 
 def _progress(text: str) -> None:

@@ -46,6 +46,11 @@ READING_MODULES = (
     "mmcritic.eval.scorers",
 )
 TASK_PACKAGE = "mmcritic.eval.tasks"
+# the modules of a benchmark's folder that read answers its own way
+TASK_READERS = ("scoring", "verdicts")
+# the most lines the reading layer (`layer_lines`) may hold: lowered as the layer shrinks, so it
+# grows only by a decision made here; the layer is meant to reach 1,700
+LAYER_LINE_BUDGET = 3_981
 LineKey = tuple[str, int]  # (corpus, line number from 1)
 
 
@@ -78,6 +83,19 @@ def audited_modules() -> list[ModuleType]:
         found = pkgutil.walk_packages(package.__path__, f"{TASK_PACKAGE}.")
         names += [TASK_PACKAGE, *sorted(info.name for info in found)]
     return [importlib.import_module(name) for name in names]
+
+
+def layer_lines() -> dict[str, int]:
+    """The lines of each file of the reading layer: the shared reading modules, the language
+    loader and each benchmark's own readers (`TASK_READERS`)."""
+    names = [*READING_MODULES, "mmcritic.reading.language"]
+    names += [m.__name__ for m in audited_modules() if m.__name__.split(".")[-1] in TASK_READERS]
+    root = Path(inspect.getfile(importlib.import_module("mmcritic"))).parents[1]
+    files = [Path(inspect.getfile(importlib.import_module(name))) for name in names]
+    return {
+        str(file.relative_to(root)): len(file.read_text(encoding="utf-8").splitlines())
+        for file in files
+    }
 
 
 def reading_rules(modules: list[ModuleType]) -> list[Rule]:

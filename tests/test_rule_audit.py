@@ -131,3 +131,10 @@ def test_every_reading_stage_is_audited_and_on_the_architecture_page():
     page = (Path(__file__).parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
     row = next(line for line in page.splitlines() if line.startswith("| `mmcritic/reading/`"))
     assert [stage for stage in stages if f"`{stage}.py`" not in row] == []
+
+
+def test_the_reading_layer_holds_its_line_budget_and_counts_every_benchmarks_own_reader():
+    lines = rule_audit.layer_lines()
+    assert sum(lines.values()) <= rule_audit.LAYER_LINE_BUDGET, lines
+    own_readers = {Path(file).parent.name for file in lines if "tasks" in Path(file).parts}
+    assert {"mmmu_val", "ocrbench", "vl_rewardbench"} <= own_readers

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import number_words, pairs, pattern, tens_words
-from mmcritic.reading.markup import BOLD, answer_region, clean_latex, fold
+from mmcritic.reading.markup import BOLD, MARKUP, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     COPULAS,
     LEADING_ARTICLE,
@@ -57,7 +57,6 @@ _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
-MARKUP = str.maketrans("", "", "*$`")
 # inline math holding no other opener, so one never closed is not read to the end of the text
 # from each opener in turn (quadratic time)
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)

@@ -16,7 +16,6 @@ from typing import Any
 
 from mmcritic.eval.answers import (
     EDGE_PUNCTUATION,
-    MARKUP,
     NUMBER_WORDS,
     SPELLED,
     is_cut_off,
@@ -25,7 +24,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading import language
-from mmcritic.reading.markup import CJK, fold, plain_math, without_html
+from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     main_clause,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.eval.answers import EDGE_PUNCTUATION, MARKUP
+from mmcritic.eval.answers import EDGE_PUNCTUATION
 from mmcritic.reading.language import pattern
-from mmcritic.reading.markup import fold
+from mmcritic.reading.markup import MARKUP, fold
 from mmcritic.reading.statements import QUOTED, content_words
 from mmcritic.reading.structure import HEDGE, Reading, reading_of
 

@@ -133,6 +133,8 @@ _SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 
 _EMPHASIS = str.maketrans("", "", "*`")
+# emphasis, code and math marks, which no answer is written in: "**$2$**" states 2
+MARKUP = str.maketrans("", "", "*$`")
 
 # markdown bold: "**248** participants"
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")

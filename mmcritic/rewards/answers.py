@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 
-from mmcritic.reading.markup import STYLE_MACRO, boxed_contents
+from mmcritic.reading.markup import MARKUP, STYLE_MACRO, boxed_contents
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, VERDICT_MARKER, normalize_tags
 from mmcritic.text import comparable
 
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
-_SCORE_DECORATION = str.maketrans("", "", "$*`")
 _BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 # no answer nests boxes deeper than this
 _MAX_BOX_DEPTH = 8
@@ -70,8 +69,7 @@ def parse_score(text: str) -> tuple[float | None, str]:
     boxed = final_boxed(text)
     if boxed is None:
         return None, "no_box"
-    core = STYLE_MACRO.sub(r"\1", boxed).translate(_SCORE_DECORATION).strip().rstrip(".")
-    match = _SCORE.fullmatch(core.strip())
+    match = _SCORE.fullmatch(normalize_answer(boxed))
     if match is None:
         return None, "unrecognised"
     return float(match.group("s")), "ok"
@@ -79,5 +77,5 @@ def parse_score(text: str) -> tuple[float | None, str]:
 
 def normalize_answer(answer: str) -> str:
     """The form answers are voted in: case, spacing, `$` and a trailing period do not count."""
-    core = STYLE_MACRO.sub(r"\1", answer).translate(_SCORE_DECORATION)
+    core = STYLE_MACRO.sub(r"\1", answer).translate(MARKUP)
     return " ".join(core.split()).lower().rstrip(".").strip()

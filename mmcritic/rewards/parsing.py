@@ -16,6 +16,7 @@ from mmcritic.patterns import anchored
 from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases, places
 from mmcritic.reading.markup import (
     BOX_OPEN,
+    MARKUP,
     STYLE_MACROS,
     THINK_CLOSE,
     THINK_OPEN,
@@ -30,7 +31,6 @@ MAX_VERDICT_CHARS = 64
 # a verdict wrapped in a style macro or a second box reads as the verdict
 _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
 _WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
-_STRIPPED = str.maketrans("", "", "$*`")
 
 # what a critic calls a response, in every language the readers know ("Assistant")
 _NOUN = pattern("verdict_nouns")
@@ -121,7 +121,7 @@ def _strip_decoration(raw: str) -> str:
     text = raw
     while True:
         unwrapped = _WRAPPING_MACRO.sub(r"\1", text)
-        unwrapped = unwrapped.translate(_STRIPPED)
+        unwrapped = unwrapped.translate(MARKUP)
         unwrapped = " ".join(unwrapped.split()).lower().rstrip(".").strip()
         unwrapped = _peel(unwrapped)
         if unwrapped == text:
@@ -359,7 +359,7 @@ def _stated_verdict(answer: str) -> str | None:
     the last statement, when every earlier one agrees or a `_SETTLES` word follows the last
     disagreeing one, and nothing `_UNDECIDED` follows it; None otherwise. Conditions and denials
     ("[[A]] if Assistant A is better") state nothing."""
-    text = answer[-20_000:].translate(_STRIPPED)  # "**Response 1** is better"
+    text = answer[-20_000:].translate(MARKUP)  # "**Response 1** is better"
     bare = _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower())
     if bare:  # the whole answer is an index: "2", "Answer 2."
         return _INDEX_MEANING[bare.group("i")]
