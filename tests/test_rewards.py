@@ -26,6 +26,7 @@ from mmcritic.rewards import (
     verdict_reasons,
     weighted_total,
 )
+from mmcritic.rewards.answers import parse_score
 
 REFERENCE_FORMAT = re.compile(r"<think>.*</think>.*\\boxed\{.*\}.*", re.DOTALL)
 
@@ -594,3 +595,16 @@ def test_long_adversarial_completion_is_parsed(text):
     completions = [text, chat(text)]
     assert len(_training_total(completions, ["1", "2"], 0.1)) == 2
     verdict_reasons(completions)
+
+
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ("<think>Accurate, one slip.</think>\\boxed{7 Out of 10}", (7.0, "ok")),
+        ("<think>Close.</think>\\boxed{**$8/10$**.}", (8.0, "ok")),
+        ("<think>Good.</think>\\boxed{seven}", (None, "unrecognised")),
+        ("<think>Good.</think> Score: 7", (None, "no_box")),
+    ],
+)
+def test_a_pointwise_score_is_read_in_the_form_answers_are_voted_in(completion, expected):
+    assert parse_score(completion) == expected
