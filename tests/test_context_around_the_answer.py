@@ -923,3 +923,110 @@ def test_a_count_a_colon_breaks_down_is_the_count() -> None:
 def test_an_answer_glossed_in_brackets_after_cjk_text_is_read() -> None:
     answer = "売上が最も高いのは12月（December）です。"
     assert relaxed_match(answer, "December", question="Which month has the highest sales?")
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "answer"),
+    [
+        # a trailing clause naming where the answer was read, holding a quoted label
+        (
+            'Susan M. Blake, as given under "Contact" at the bottom of the form.',
+            "Who is the contact person?",
+            "Susan M. Blake",
+        ),
+        # an address opening with a number and an initial, then where it was read
+        (
+            "The address is 401 N. Main Street, shown in the letterhead at the top of the page.",
+            "What is the address of the company?",
+            "401 N. Main Street",
+        ),
+        # a passive's participle and preposition before the answer
+        (
+            "The meeting is scheduled for October 14, 1985.",
+            "What is the date of the meeting?",
+            "October 14, 1985",
+        ),
+        (
+            "The letter is from J. P. McCarthy. Actually, McCarthy is the recipient; the letter "
+            "is signed by William D. Hobbs.",
+            "Who is the letter from?",
+            "William D. Hobbs",
+        ),
+        # a re-check that settles on another count
+        (
+            "24 samples were tested. Let me re-check: the table shows 24 per group and there are "
+            "two groups, so 48 samples in total.",
+            "How many samples were tested?",
+            "48",
+        ),
+        # an imperative's object of the asked preposition
+        (
+            "Please return the form to the Personnel Office.",
+            "To whom should the form be returned?",
+            "Personnel Office",
+        ),
+    ],
+)
+def test_the_document_answer_is_read_without_its_source_its_verb_or_a_first_count(
+    response: str, question: str, answer: str
+) -> None:
+    assert text_answer(response, question) == answer
+
+
+def test_a_value_with_a_trailing_source_naming_a_year_is_the_value() -> None:
+    answer = "95.5 million, according to the data label at the top of the 2019 bar."
+    question = "What was the number of passengers in 2019 in millions?"
+    assert relaxed_match(answer, "95.5", question=question)
+    assert not relaxed_match(answer, "2019", question=question)
+
+
+def test_a_root_in_the_stated_value_is_part_of_it() -> None:
+    answer = "a · b = |a||b|cos 60° = 2 × 3 × √3/2 = 3√3"
+    assert not math_equal(answer, "3")
+    assert math_equal(answer, "3\\sqrt{3}")
+
+
+def test_a_labelled_last_line_restating_the_question_is_the_answer() -> None:
+    answer = (
+        "The graph is made of cycles and every vertex has degree at most 3. Alternating two "
+        "colors around the outer cycle works, so it can be colored with 2 colors.\n\n"
+        "Chromatic number: 2"
+    )
+    assert answer_span(answer, "For the graph shown, what is the chromatic number?") == "2"
+
+
+def test_walking_through_the_options_picks_the_one_it_settles_on() -> None:
+    answer = (
+        "A (9) would be 3 cuts, giving 4 pieces. C (15) is 5 cuts, giving 6 pieces. D (18) and "
+        "E (20) are too many. 5 pieces need 4 cuts: 12 minutes, B."
+    )
+    options = ["9", "12", "15", "18", "20"]
+    assert read_choice(answer, option_letters(5), options).letter == "B"
+
+
+def test_a_fraction_option_is_not_named_by_a_product_of_its_digits() -> None:
+    options = ["5", "6", "1.5", "2/3", "12"]
+    assert read_choice("a = xy = 2 × 3 = 6 → B", option_letters(5), options).letter == "B"
+    assert read_choice("a = 2/3, so D", option_letters(5), options).letter == "D"
+
+
+def test_a_yes_stated_once_after_negated_reasoning_is_yes() -> None:
+    answer = (
+        "2013 is 40, not the tallest. 2014 is 55. 2015 reaches 62, so yes, 2015 is the tallest."
+    )
+    assert yes_no(answer, "According to the chart, is the tallest bar the one for 2015?") == "yes"
+
+
+def test_two_coded_readings_commit_to_neither_and_a_final_reading_settles() -> None:
+    question = "what is the gate number?"
+    assert not substring_match("The gate number is B12 or B17; the last digit is hidden.", ["B12"])
+    answer = 'It could be read as "Blown" or "Broom", but the strokes differ. Final reading: Bloom'
+    assert stated_answer(answer) == "Bloom"
+    assert substring_match(answer, ["Bloom"], question=question)
+
+
+def test_a_critic_finding_one_response_more_convincing_prefers_it() -> None:
+    answer = (
+        "I find Response 1 more convincing: it reads the axis in millions, Response 2 does not."
+    )
+    assert parse_judgement(answer).choice == "1"

@@ -175,7 +175,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
     equated = [at for at, line in enumerate(lines) if "=" in line]
     labelled = _LABELLED_VALUE.match(lines[-1]) if lines and "=" not in lines[-1] else None
-    if equated and labelled:  # "x = 2\ny = 3\nIntersection: (2, 3)": the labelled result
+    # "x = 2\ny = 3\nIntersection: (2, 3)", "...\n\nChromatic number: 2": the labelled result
+    if labelled and (equated or (len(lines) > 1 and _restates(lines[-1], question))):
         return labelled.group(1).strip()
     if equated:
         # a later statement or conclusion states the value ("... = π. So the shaded area is
@@ -212,6 +213,14 @@ def answer_span(response: str, question: str | None = None) -> str:
     verb = _COPULA.search(clause)
     tail = clause[verb.end() :] if verb else clause
     return tail.strip() if holds_digit(tail) else clause.strip()
+
+
+def _restates(label: str, question: str | None) -> bool:
+    """Whether a label line's label is only words of the question ("Chromatic number: 2" for
+    "what is the chromatic number?")."""
+    label = label.split(":", 1)[0]
+    words = topic_words(label)
+    return bool(words) and not holds_digit(label) and words <= topic_words(question or "")
 
 
 def _without_condition(line: str) -> str:

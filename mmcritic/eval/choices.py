@@ -119,6 +119,8 @@ _ITEM_LEFT_OPEN = re.compile(
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 # an option named last in a sentence: "so the answer is C"
 _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
+# an option that is a value of digits and signs: "2/3", "1.5", "-4"
+_NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 _BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
     r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
@@ -233,7 +235,8 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
         return Choice(None, "several")
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "likely either B or D"
-    letter, end = ("", 0) if reading_of(core).has("correction") else _opening_letter(core)
+    walks = reading_of(core).has("correction") or _walks_through_options(core, letters)
+    letter, end = ("", 0) if walks else _opening_letter(core)
     concluded = _concluded_letter(core, letters, options) if letter else None
     if concluded not in (None, letter):
         return Choice(concluded, "concluded")  # "(A) 1/2 would need ..., so it is 1/4, option C"
@@ -530,6 +533,13 @@ def _breaks_off_at_subject(core: str) -> bool:
     return _SUBJECT_LEFT_OPEN.search(line) is not None or bool(_ITEM_LEFT_OPEN.search(core))
 
 
+def _walks_through_options(core: str, letters: Sequence[str]) -> bool:
+    """Whether sentences open with two or more options' letters in turn ("A (9) would be 3 cuts.
+    C (15) is 5 cuts. ..."): the first is one weighed, not the pick."""
+    opened = {_opening_letter(sentence)[0] for sentence in sentences(core)}
+    return len(opened & set(letters)) > 1
+
+
 def _opening_letter(core: str) -> tuple[str, int]:
     """The letter an answer opens with, marked as one (`B.`, `(B)`, `B:`), in capitals, and
     where its mark ends; ("", 0) when it opens with none."""
@@ -659,7 +669,10 @@ def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
 def _text_pattern(option: str) -> str:
     """An option's text as a pattern of its words: any punctuation or spacing between them, the
     last word also in the plural ("bevel gears" names "Bevel gear"), and a leading "the" or "an"
-    of a longer text as any article or none (a leading "a" stays: "A" may be a letter)."""
+    of a longer text as any article or none (a leading "a" stays: "A" may be a letter). A value
+    of digits and signs is its own signs ("2/3" is not "2 × 3")."""
+    if _NUMERIC.fullmatch(option.strip()):
+        return r"\s*".join(re.escape(char) for char in option if not char.isspace())
     said = plain_words(option).split()
     article = len(said) > 1 and said[0] in ("the", "an")
     words = [_word_pattern(word) for word in said[article:]]

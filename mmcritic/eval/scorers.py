@@ -80,6 +80,7 @@ _VALUE_BESIDE = re.compile(
 )
 # an answer glossed in brackets after CJK text: "12月（December）"
 _GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
+_IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -289,7 +290,8 @@ def _math_candidates(prediction: str, span: str) -> list[str]:
     numbers = set(extract_numbers(number_word(span)))  # "31 matchsticks"
     if len(numbers) != 1:
         numbers = set(extract_numbers(number_word(prediction)))
-    only = [f"{numbers.pop():g}"] if len(numbers) == 1 else []
+    # a root or π is part of the value: "3√3" is no 3
+    only = [f"{numbers.pop():g}"] if len(numbers) == 1 and not _IRRATIONAL.search(span) else []
     if stated_answer(prediction) is not None:
         expressions = []  # a boxed answer is the answer, not a piece of it
     # an answer that corrects itself is read from its span alone ("The answer is 6. No wait,

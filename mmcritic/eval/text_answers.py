@@ -32,6 +32,7 @@ from mmcritic.reading.statements import (
     subject_answer,
     subject_restates,
     without_final_period,
+    without_source,
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
@@ -47,6 +48,8 @@ _LATER_COPULA = re.compile(
     r"^(?:[^\W\d_][\w-]*\s+){1,4}?(?:is|was|are|were|(?:appears|seems|looks)\s+to\s+be)\s+",
     re.IGNORECASE,
 )
+# a passive's participle and preposition before the answer: "(is) scheduled for October 14"
+_PASSIVE = re.compile(r"^[a-z]+(?:ed|en)\s+(?:for|to|by|on|at|in|from)\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
@@ -76,7 +79,9 @@ _DATE = re.compile(
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
-_NUMBER_IN_NAME = re.compile(r"(?<![\w.,])\d[\d,]*\s+[A-Z][a-z]|\b[A-Z][\w-]*\s+of\s+\d")
+_NUMBER_IN_NAME = re.compile(
+    r"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+of\s+\d"
+)
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
     r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
@@ -168,6 +173,7 @@ def _narrowed(sentence: str) -> str | None:
 def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> str:
     """The answer in the answering sentence: a quoted span, a labelled value, the one Latin run
     of a CJK sentence, a count, else what its main clause states."""
+    sentence = without_source(sentence)
     quoted = [double or single for double, single in _QUOTED.findall(sentence)]
     if quoted:
         return _trimmed(quoted[-1])
@@ -221,7 +227,11 @@ def _clause_value(clause: str, question: str, sentence: str) -> str | None:
 
 def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     """A clause's answer when it names no year, phone or subject: the clause itself when it has
-    no verb, its one number, else what follows the words that restate the question."""
+    no verb (an imperative's object of the asked preposition: "Please return it to the Personnel
+    Office"), its one number, else what follows the words that restate the question."""
+    addressed = _after_asked_preposition(clause, question) if _is_bare(clause) else None
+    if addressed and len(addressed.split()) < len(clause.split()) - 2:
+        return _trimmed(LEADING_ARTICLE.sub("", addressed))
     if _is_bare(clause):
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written
@@ -450,7 +460,9 @@ def _after_restated(clause: str, question: str) -> str | None:
         return None
     tail = " ".join(words[keys[-1] + 1 :])
     later = _LATER_COPULA.match(tail)
-    return _before_trailing_place(tail[later.end() :] if later else tail, question)
+    tail = tail[later.end() :] if later else tail
+    passive = _PASSIVE.match(tail)
+    return _before_trailing_place(tail[passive.end() :] if passive else tail, question)
 
 
 def _before_trailing_place(tail: str, question: str) -> str:

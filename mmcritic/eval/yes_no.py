@@ -106,10 +106,14 @@ def _opening_reading(core: str) -> str | None:
 
 
 def _reading_anywhere(core: Reading, question: str) -> str | None:
-    """An answer that opens with neither yes nor no: a stated inability to tell, else the first
-    yes or no word anywhere, else what it says of the question's claim."""
+    """An answer that opens with neither yes nor no: a stated inability to tell, else the one
+    yes or no it states, else the first yes or no word anywhere (a "not" too), else what it says
+    of the question's claim."""
     if core.has("cannot_tell"):
         return "unclear"
+    said = core.said("yes_no")
+    if len(said) == 1:
+        return said.pop()  # "2013 is 40, not the tallest. ... so yes, 2015 is the tallest."
     anywhere = _ANY_YES_NO.search(core.text)
     if anywhere:
         return "yes" if anywhere.group("yes") else "no"

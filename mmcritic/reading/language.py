@@ -46,6 +46,7 @@ KINDS = {
     "context_openers": "words: what opens a clause that is context, not the answer",
     "copulas": "words: the verb that joins a subject to what it is ('is', 'est', 'ist')",
     "value_verbs": "pattern: a verb other than a copula before a stated value ('equals')",
+    "sources": "pattern: what opens a clause naming where the answer was read ('as stated in')",
     "totals": "pattern: what says a count is the total ('in total', 'altogether')",
     "agents": "words: what names who did it in a passive sentence ('by', 'par')",
     "apologies": "words: an apology opening an answer ('sorry')",

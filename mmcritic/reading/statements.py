@@ -67,6 +67,8 @@ _CHART_PART = re.compile(
 # a quantifier after what it counts: "2012 and 2016 both have ..."
 _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a sentence that opens by concluding: "Therefore ..."
+# a trailing clause naming where the answer was read: ", according to the label on the bar"
+_SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
@@ -92,6 +94,13 @@ def sentences(text: str) -> list[str]:
         else:
             groups.append([piece])
     return [" ".join(group) for group in groups]
+
+
+def without_source(sentence: str) -> str:
+    """The sentence without a trailing clause naming where its answer was read ("Susan Blake, as
+    given under "Contact" at the bottom"): such a clause never states the answer."""
+    source = _SOURCE_CLAUSE.search(sentence)
+    return sentence[: source.start()] if source and source.start() > 0 else sentence
 
 
 def main_clause(sentence: str) -> str:
@@ -139,6 +148,7 @@ def stating_clause(
     chosen = None
     for at, sentence in enumerate(sentences(text)):
         concludes = _CONCLUDES.match(sentence) is not None
+        sentence = without_source(sentence)
         for index, clause in enumerate([sentence] if whole_sentences else clauses(sentence)):
             if not states(clause):
                 continue

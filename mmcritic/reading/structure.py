@@ -49,9 +49,10 @@ _VALUE_OR_VALUE = re.compile(
 )
 # two values of one label joined by "or": "July 8 or July 9"
 _LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
-# two quoted or capitalised readings joined by "or": "FRESH or FRESCO"
+# two quoted, capitalised or coded readings joined by "or": "FRESH or FRESCO", "B12 or B17"
+_CODE = r"(?:[A-Z]{2,}|[A-Z]+\d\w*)"
 _QUOTED_OR = re.compile(
-    r"[\"“][^\"”\n]{1,60}[\"”],?\s+or\s+[\"“]|‘[^’\n]{1,60}’,?\s+or\s+‘|\b[A-Z]{2,},?\s+or\s+[A-Z]{2,}\b"
+    rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+or\s+[\"“]|‘[^’\n]{{1,60}}’,?\s+or\s+‘|\b{_CODE},?\s+or\s+{_CODE}\b"
 )
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
 YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
