@@ -215,10 +215,10 @@ def answer_span(response: str, question: str | None = None) -> str:
     return tail.strip() if holds_digit(tail) else clause.strip()
 
 
-def _restates(label: str, question: str | None) -> bool:
+def _restates(line: str, question: str | None) -> bool:
     """Whether a label line's label is only words of the question ("Chromatic number: 2" for
     "what is the chromatic number?")."""
-    label = label.split(":", 1)[0]
+    label = line.split(":", 1)[0]
     words = topic_words(label)
     return bool(words) and not holds_digit(label) and words <= topic_words(question or "")
 
