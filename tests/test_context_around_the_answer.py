@@ -1030,3 +1030,104 @@ def test_a_critic_finding_one_response_more_convincing_prefers_it() -> None:
         "I find Response 1 more convincing: it reads the axis in millions, Response 2 does not."
     )
     assert parse_judgement(answer).choice == "1"
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "answer"),
+    [
+        # a past tense no verb list names makes a sentence, whose count is the answer
+        (
+            "Group A smoked 20 cigarettes per day.",
+            "How many cigarettes per day did group A smoke?",
+            "20",
+        ),
+        (
+            "Plant B produced 340 units in March.",
+            "How many units did plant B produce in March?",
+            "340",
+        ),
+        # a leading phrase that counts the set the answer is taken from
+        (
+            "Of the 6 samples listed, the one asked about weighs 0.58 g.",
+            "What is the weight of the sample?",
+            "0.58 g",
+        ),
+        (
+            "Out of the 4 answer options, 'Strongly agree' received 44%.",
+            "What is the percentage for 'Strongly agree'?",
+            "44%",
+        ),
+        # a correction that concludes on a bare value
+        (
+            "11/30/83. Correction: the year is 93, so 11/30/93.",
+            "What is the expiration date?",
+            "11/30/93",
+        ),
+        # another language's copula and article before the answer
+        (
+            "La fecha de la carta es el 15 de septiembre de 1971.",
+            "What is the date of the letter?",
+            "15 de septiembre de 1971",
+        ),
+        ("Le destinataire est le Dr. S. Green.", "Who is the addressee?", "Dr. S. Green"),
+        # a telephone number with its area code in brackets inside a Korean sentence
+        ("전화번호는 (336) 741-5000입니다.", "What is the phone number?", "(336) 741-5000"),
+    ],
+)
+def test_a_document_answer_is_read_past_counts_corrections_and_other_languages(
+    response: str, question: str, answer: str
+) -> None:
+    assert text_answer(response, question) == answer
+
+
+def test_saying_the_image_is_too_unclear_to_answer_is_no_yes_or_no() -> None:
+    question = "According to the chart, did Germany win the most medals?"
+    for answer in (
+        "I'm sorry, but the chart is not clear enough for me to answer this question.",
+        "The labels are too blurry to read, so I can't say.",
+    ):
+        assert yes_no(answer, question) == "unclear"
+
+
+def test_a_count_of_features_beside_a_reading_is_not_the_reading() -> None:
+    answer = (
+        "It's not Adidas, since there are no three stripes. It isn't Puma either; there's no cat "
+        "logo. The swoosh and the text show it's Nike."
+    )
+    assert substring_match(answer, ["nike"], question="what is the brand on the shoe?")
+    question = "How many hours of sleep are recommended for teens?"
+    assert substring_match("8-10 hours", ["8-10"], question=question)
+
+
+def test_a_value_followed_by_what_it_is_is_the_value_not_a_count_in_brackets() -> None:
+    answer = "The mode is 37, the size with the highest frequency (7 students)."
+    assert math_equal(answer, "37")
+    assert not math_equal(answer, "7")
+
+
+def test_a_critic_giving_the_more_accurate_answer_prefers_it_but_not_on_one_criterion() -> None:
+    answer = (
+        "Response 1 identifies the animal as a red panda, while Response 2 mistakes it for a "
+        "raccoon. Therefore, Response 1 provides the more accurate and helpful answer."
+    )
+    assert parse_judgement(answer).choice == "1"
+    answer = "Response 1 names the breed, but Response 2 gives a more accurate description."
+    assert parse_judgement(answer).choice is None
+
+
+def test_a_closing_letter_after_a_count_of_other_things_is_the_pick() -> None:
+    options = ["Anther", "Petal", "Ovary", "Sepal", "Stigma"]
+    answer = (
+        "The video shows 5 petals being removed first, and the part that develops into the fruit "
+        "is the ovary, C."
+    )
+    assert read_choice(answer, option_letters(5), options).letter == "C"
+
+
+def test_a_walk_through_the_options_cut_off_at_the_next_option_picks_none() -> None:
+    options = ["PEST analysis", "SWOT analysis", "Porter's Five Forces", "BCG matrix"]
+    answer = (
+        "Let's look at the options:\n\n1. **PEST analysis** covers political, economic, social "
+        "and technological factors.\n2. **SWOT analysis**"
+    )
+    assert read_choice(answer, option_letters(4), options).letter is None

@@ -128,6 +128,8 @@ _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+
 # is read once, not from each of its digits
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 _EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
+# a noun phrase after a stated value that says what the value is: "37, the size with ..."
+_WHAT_IT_IS = re.compile(r",\s+(?:the|an?)\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
     r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"
@@ -140,9 +142,12 @@ _HOW_MANY = re.compile(
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
-# a clause that counts things: "There are 4 bars", "the chart has 12 rows"
+# a clause that counts things: "There are 4 bars", "the chart has 12 rows", "places 10 orders",
+# "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
-    r"\b(?:there\s+(?:are|were)|has|have|had|contains?|shows?|lists?|over|into)\s+\d+\s+[a-z]+s\b",
+    r"\b(?:there\s+(?:are|were)|has|have|had|over|into|of\s+the"
+    rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|plus|minus)\b)[a-z]{{3,}}(?:s|ed))"
+    r"\s+(?:no\s+|only\s+)?\d+\s+[a-z]+s\b",
     re.IGNORECASE,
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
@@ -211,7 +216,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     concluded = reading_of(clause).parts("conclusion")[-1]
     clause = concluded if holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
-    tail = clause[verb.end() :] if verb else clause
+    tail = _WHAT_IT_IS.split(clause[verb.end() :])[0] if verb else clause  # "37, the size ..."
     return tail.strip() if holds_digit(tail) else clause.strip()
 
 
@@ -297,9 +302,11 @@ def _verb_then_value(sentence: str) -> bool:
 def value_strength(clause: str) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb, or a
     list of three or more after the verb; 0: a value only before the verb, or a count of things
-    (which `stated_count` reads for a "how many" question)."""
-    if _COUNTS_THINGS.search(clause):
-        return 0
+    with no copula after it (which `stated_count` reads for a "how many" question)."""
+    words = number_word(clause)
+    count = _COUNTS_THINGS.search(words)
+    if count and not _COPULA.search(re.split(r"[;.]\s", words[count.end() :])[0]):
+        return 0  # "There are 4 bars", not "8 appears three times, so the mode is 8"
     verb = _COPULA.search(clause)
     if verb is None:
         return 1
@@ -316,9 +323,10 @@ def stated_count(text: str, question: str | None) -> str | None:
     if asked is None:
         return None
     noun = re.escape(asked.group("noun").lower().removesuffix("s"))
-    # "2 1/2 cups"; not from inside a number ("1,000,000" would be read from each group)
+    # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000" would be read from each
+    # group) or a range
     count = re.compile(
-        rf"(?<![\w./])(?<!\d,)(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+)?)\s+"
+        r"(?<![\w./-])(?<!\d,)(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+|[-–]\d+)?)\s+"
         rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
         re.IGNORECASE,
     )

@@ -110,10 +110,11 @@ _SUBJECT_LEFT_OPEN = re.compile(
     r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their))"
     r"(?:\s+[\w'-]+){1,3}\s*$"
 )
-# a list of reasoning broken off at its next item's subject: "- ... door.\n- The umbrella stand"
+# a list of reasoning broken off at its next item's subject or name: "- ... door.\n- The
+# umbrella stand", "1. PEST analysis covers ... factors.\n2. SWOT analysis"
 _ITEM_LEFT_OPEN = re.compile(
-    r"^\s*[-*•]\s[^\n]*[.!?]\s*\n\s*[-*•]\s+(?:The|This|That|These|Those|Its|Their)"
-    r"(?:\s+[\w'-]+){1,3}\s*\Z",
+    r"^\s*(?:[-*•]|\d[.)])\s[^\n]*[.!?]\s*\n\s*(?:[-*•]|\d[.)])\s+"
+    r"[\w'-]+(?:\s+[\w'-]+){0,3}\s*\Z",
     re.MULTILINE,
 )
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
@@ -285,7 +286,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     if by_meaning is not None:
         return by_meaning
     parts = sentences(core)
-    closing = _closing_letter(parts[-1], letters, options) if len(parts) > 1 else None
+    closing = _closing_letter(parts[-1], letters, options) if parts else None
     concluded = _concluded_letter(core, letters, options) or closing
     if concluded is not None:
         return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"

@@ -17,7 +17,7 @@ from mmcritic.eval.answers import (
     value_strength,
 )
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import pattern, words
+from mmcritic.reading.language import LANGUAGES, pattern, words
 from mmcritic.reading.markup import BOLD, CJK, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
     COPULAS,
@@ -36,10 +36,12 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
-# what a sentence's answer follows: a copula or a passive's agent in any language ("by"), or an
-# English word that closes a restated question
+# what a sentence's answer follows: a copula, with an article of its language ("est le"), or a
+# passive's agent in any language ("by"), or an English word that closes a restated question
 _TEXT_KEY_PHRASES = (
     *(f" {word} " for word in words("copulas") + words("agents")),
+    *(f" {copula} {article} " for code in LANGUAGES for copula in words("copulas", code)
+      for article in words("articles", code)),
     " to ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
     " states ", " called ", " named ", " titled ",
 )  # fmt: skip
@@ -59,8 +61,9 @@ _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
-# a verb that makes a sentence of a phrase: a copula or another verb of any language
-_SENTENCE_VERB = re.compile(rf" (?:{COPULAS}|{pattern('sentence_verbs')}) ", re.IGNORECASE)
+# a verb that makes a sentence of a phrase: a copula, another verb of any language, or an
+# English past tense in lower case ("Group A smoked 20 cigarettes")
+_SENTENCE_VERB = re.compile(rf" (?:(?i:{COPULAS}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) ")
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
@@ -89,11 +92,11 @@ _ASKED_PREPOSITION = re.compile(
 _ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
 _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
-_APPOSITIVE = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
+_TITLE_AFTER_NAME = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
 _CJK = re.compile(f"[{CJK}]")
-# a run of Latin words or digits inside a Chinese sentence, with a final period that may close
-# an abbreviation ("Philip Morris Inc.")
-_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
+# a run of Latin words or digits inside a CJK or Hangul sentence, from an opening bracket
+# ("(336) 741-5000") to a final period that may close an abbreviation ("Philip Morris Inc.")
+_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£(][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
@@ -165,7 +168,8 @@ def _narrowed(sentence: str) -> str | None:
         return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
     conclusion = reading_of(sentence).parts("conclusion")
-    if len(conclusion) > 1 and not _is_bare(conclusion[-1]):
+    value = len(conclusion[-1].split()) == 1  # "the year is 93, so 11/30/93"
+    if len(conclusion) > 1 and (value or not _is_bare(conclusion[-1])):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
     return sentence
 
@@ -252,7 +256,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         or _after_key_phrase(clause)
     )
     if _ASKS_WHO.match(question):
-        tail = _APPOSITIVE.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President of ..."
+        tail = _TITLE_AFTER_NAME.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President"
     tail = _VALUE_PREPOSITION.sub("", tail)  # "is for $1,500.00"
     return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
 

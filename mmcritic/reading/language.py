@@ -45,6 +45,7 @@ KINDS = {
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
     "copulas": "words: the verb that joins a subject to what it is ('is', 'est', 'ist')",
+    "articles": "words: the articles a noun phrase opens with ('the', 'le', 'der')",
     "value_verbs": "pattern: a verb other than a copula before a stated value ('equals')",
     "sources": "pattern: what opens a clause naming where the answer was read ('as stated in')",
     "totals": "pattern: what says a count is the total ('in total', 'altogether')",

@@ -25,9 +25,10 @@ _CONTEXT_CLAUSE = re.compile(
     r"|\s+(?:compared\s+(?:with|to)|followed\s+by|(?:up|down)\s+from|versus|vs\.)\s",
     re.IGNORECASE,
 )
-# a phrase that opens a sentence with its context: "According to the chart, ..."
+# a phrase that opens a sentence with its context: "According to the chart, ...", "Of the 6
+# samples listed, ..."
 _LEADING_CONTEXT = re.compile(
-    r"^(?:[A-Z][a-z]{2,}ing|After|Before|Including|Excluding|According\s+to)\b"
+    r"^(?:[A-Z][a-z]{2,}ing|After|Before|Including|Excluding|According\s+to|Out\s+of|Of|Among)\b"
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _SENTENCE_END = re.compile(
@@ -70,7 +71,7 @@ _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a trailing clause naming where the answer was read: ", according to the label on the bar"
 _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
-LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+LEADING_ARTICLE = re.compile(rf"^{pattern('articles', 'en')}\s+", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
 QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
