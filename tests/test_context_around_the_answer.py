@@ -1008,6 +1008,7 @@ def test_a_fraction_option_is_not_named_by_a_product_of_its_digits() -> None:
     options = ["5", "6", "1.5", "2/3", "12"]
     assert read_choice("a = xy = 2 × 3 = 6 → B", option_letters(5), options).letter == "B"
     assert read_choice("a = 2/3, so D", option_letters(5), options).letter == "D"
+    assert letter_score("a = xy = 2 × 3 = 6", "B", option_letters(5), options) == ("B", 1.0)
 
 
 def test_a_yes_stated_once_after_negated_reasoning_is_yes() -> None:

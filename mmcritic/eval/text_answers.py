@@ -74,7 +74,6 @@ _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
 )
-_ASKS_TEXT = re.compile(r"^\s*what\s+(?:is|was)\s+(written|printed|typed|stamped)\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # a date with its day: "Sept. 22, 1998"
 _DATE = re.compile(
@@ -168,8 +167,8 @@ def _narrowed(sentence: str) -> str | None:
         return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
     conclusion = reading_of(sentence).parts("conclusion")
-    value = len(conclusion[-1].split()) == 1  # "the year is 93, so 11/30/93"
-    if len(conclusion) > 1 and (value or not _is_bare(conclusion[-1])):
+    one_value = len(conclusion[-1].split()) == 1  # "the year is 93, so 11/30/93"
+    if len(conclusion) > 1 and (one_value or not _is_bare(conclusion[-1])):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'
     return sentence
 
@@ -350,23 +349,9 @@ def _is_name_part(line: str) -> bool:
 
 
 def _direct_answer(lines: list[str], question: str) -> str | None:
-    """The answer a response gives in its first words: the yes or no it opens with, for a yes/no
-    question, or the whole line when it is the text the question asks to be read."""
+    """The yes or no a response opens with, for a yes/no question."""
     said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
-    if said is not None:
-        return lines[0][: said.end()]
-    if len(lines) == 1 and _is_asked_text(lines[0], question):
-        return _trimmed(lines[0])
-    return None
-
-
-def _is_asked_text(line: str, question: str) -> bool:
-    """Whether a line is the text a question asks to be read ("What is printed ...?"): a phrase
-    with no verb but the question's own, and no label."""
-    asked = _ASKS_TEXT.match(question)
-    if asked is None or _label(line) is not None:
-        return False
-    return _is_bare(re.sub(asked.group(1), "", line, flags=re.IGNORECASE))
+    return None if said is None else lines[0][: said.end()]
 
 
 def _is_bare(text: str) -> bool:
