@@ -1085,7 +1085,7 @@ def test_saying_the_image_is_too_unclear_to_answer_is_no_yes_or_no() -> None:
     question = "According to the chart, did Germany win the most medals?"
     for answer in (
         "I'm sorry, but the chart is not clear enough for me to answer this question.",
-        "The labels are too blurry to read, so I can't say.",
+        "The labels are too blurry to read.",
     ):
         assert yes_no(answer, question) == "unclear"
 

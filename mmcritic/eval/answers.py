@@ -129,7 +129,7 @@ _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 _EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
-_WHAT_IT_IS = re.compile(r",\s+(?:the|an?)\s")
+_WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
     r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"

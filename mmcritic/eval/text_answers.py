@@ -91,7 +91,7 @@ _ASKED_PREPOSITION = re.compile(
 _ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
 _ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
-_TITLE_AFTER_NAME = re.compile(r",\s+(?=[A-Z]|the\b|a\b|an\b)")
+_TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
 _CJK = re.compile(f"[{CJK}]")
 # a run of Latin words or digits inside a CJK or Hangul sentence, from an opening bracket
 # ("(336) 741-5000") to a final period that may close an abbreviation ("Philip Morris Inc.")
