@@ -1132,3 +1132,69 @@ def test_a_walk_through_the_options_cut_off_at_the_next_option_picks_none() -> N
         "and technological factors.\n2. **SWOT analysis**"
     )
     assert read_choice(answer, option_letters(4), options).letter is None
+
+
+def test_an_article_before_an_options_text_is_no_letter() -> None:
+    options = ["solar eclipse", "lunar eclipse"]
+    assert read_choice("A lunar eclipse.", option_letters(2), options).letter == "B"
+    assert read_choice("An adult.", option_letters(3), ["egg", "adult", "pupa"]).letter == "B"
+    assert read_choice("A. lunar eclipse", option_letters(2), options).letter is None
+
+
+def test_a_conclusion_that_is_only_a_letter_is_the_pick() -> None:
+    answer = "B. Hmm, the sign is round rather than square, so C."
+    assert read_choice(answer, option_letters(4)).letter == "C"
+
+
+def test_a_response_named_before_better_at_its_clauses_end_is_preferred() -> None:
+    answer = "Response 1 reads the chart more carefully and is therefore better."
+    assert parse_judgement(answer).choice == "1"
+    answer = "After weighing both, Response 1 answers the question better: it names the year."
+    assert parse_judgement(answer).choice == "1"
+    answer = "Response 1 explains the trend better, but Response 2 gets the value right."
+    assert parse_judgement(answer).choice is None
+    assert parse_judgement("Response 2 does not handle the question better.").choice is None
+
+
+def test_a_count_of_other_things_beside_a_document_answer_is_not_it() -> None:
+    question = "What is the shipping charge?"
+    answer = "The form lists 5 line items, and the shipping charge is $18.25."
+    assert text_answer(answer, question) == "$18.25"
+    answer = "The memo has 3 attachments and the sender is Paul Gray."
+    assert text_answer(answer, "Who is the sender of the memo?") == "Paul Gray"
+
+
+def test_a_part_counted_in_a_later_clause_is_the_count_asked_for() -> None:
+    question = "In how many months did rainfall exceed 80 mm?"
+    answer = "The table covers 12 months, and rainfall topped 80 mm in 4 of them."
+    assert relaxed_match(answer, "4", question=question)
+    assert not relaxed_match(answer, "12", question=question)
+
+
+def test_a_result_of_listed_values_is_the_answer() -> None:
+    question = "What is the sum of the three bars?"
+    answer = "The three bars read 12, 18, and 20, so the sum is 50."
+    assert relaxed_match(answer, "50", question=question)
+    question = "What is the sum of the two largest shares?"
+    answer = "The two largest shares are 31% and 24%, which add up to 55, per the legend."
+    assert numeric_match(answer, "55", question=question)
+
+
+def test_an_approximation_with_a_decimal_comma_is_the_value() -> None:
+    assert math_equal("Der Flächeninhalt beträgt 3 · 4,5 ≈ 13,5.", "13.5")
+    assert not math_equal("Der Flächeninhalt beträgt 3 · 4,5 ≈ 13,5.", "135")
+
+
+def test_yes_or_no_after_weighing_both_is_the_concluded_one_and_either_is_neither() -> None:
+    question = "Is the angle 25 degrees?"
+    answer = "Could it be 20? No, the marks rule that out. 30? Also no. The scale shows 25, so yes."
+    assert yes_no(answer, question) == "yes"
+    answer = "It might be either: the photo is dark, and the cup may be on the left or the right."
+    assert yes_no(answer, "Is the cup on the left?") == "unclear"
+
+
+def test_a_date_after_its_verb_in_another_language_is_the_date() -> None:
+    question = "What is the date of the letter?"
+    assert text_answer("La lettre est datée du 3 mars 1987.", question) == "3 mars 1987"
+    answer = "El informe está fechado el 5 de mayo de 1990."
+    assert text_answer(answer, question) == "5 de mayo de 1990"

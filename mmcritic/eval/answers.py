@@ -23,6 +23,7 @@ from mmcritic.reading.statements import (
     LONG_ASIDE,
     asked_sentence,
     clauses,
+    content_words,
     main_clause,
     sentences,
     stating_clause,
@@ -136,18 +137,20 @@ _OF_THEM = re.compile(
     r"|(?<=, )\d[\d,]*(?=\s+(?:have|has|are|were)\s))",
     re.IGNORECASE,
 )
+# where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
+_CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
-# a clause that counts things: "There are 4 bars", "the chart has 12 rows", "places 10 orders",
+# a clause that counts things: "There are 4 bars", "7 line items", "places 10 orders",
 # "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
     r"\b(?:there\s+(?:are|were)|has|have|had|over|into|of\s+the"
     rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|plus|minus)\b)[a-z]{{3,}}(?:s|ed))"
-    r"\s+(?:no\s+|only\s+)?\d+\s+[a-z]+s\b",
+    r"\s+(?:no\s+|only\s+)?\d+\s+(?:[a-z]+\s+)?[a-z]+s\b",
     re.IGNORECASE,
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
@@ -352,13 +355,16 @@ def stated_count(text: str, question: str | None) -> str | None:
 
 def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | None:
     """A part of the things counted that the sentence goes on to count ("2 of them are below
-    6"), when the question asks about that part more than about the whole."""
+    6", "and sales exceeded 500 in 3 of them"), when the question asks about that part's clause
+    more than about the whole's."""
     subset = _OF_THEM.search(sentence, after)
     if subset is None:
         return None
-    asked = topic_words(question)
-    restated = len(asked & topic_words(sentence[subset.start() :]))
-    return subset if restated > len(asked & topic_words(sentence[: subset.start()])) else None
+    breaks = list(_CLAUSE_BREAK.finditer(sentence, after, subset.start()))
+    split = breaks[-1].end() if breaks else subset.start()
+    asked = content_words(question)  # the question's threshold too: "exceed 500"
+    restated = len(asked & content_words(sentence[split:]))
+    return subset if restated > len(asked & content_words(sentence[:split])) else None
 
 
 def number_word(text: str) -> str:

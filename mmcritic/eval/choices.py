@@ -253,10 +253,15 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 
 
 def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The letter a closing conclusion ends on ("..., so the fraction is 1/4, option (C).");
-    None when the answer ends on no conclusion or the conclusion on no letter."""
+    """The letter a closing conclusion ends on ("..., so the fraction is 1/4, option (C).", "A.
+    Hmm, the arrow bends left, so B."); None when the answer ends on no conclusion or the
+    conclusion on no letter."""
     parts = reading_of(core).parts("conclusion")
-    return _closing_letter(parts[-1], letters, options) if len(parts) > 1 else None
+    if len(parts) < 2:
+        return None
+    bare = _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))
+    letter = bare.group().strip("().").upper() if bare else None
+    return letter if letter in letters else _closing_letter(parts[-1], letters, options)
 
 
 def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -605,7 +610,8 @@ def _two_letters(match: re.Match, letters: Sequence[str]) -> bool:
 
 def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     answer = option_words(core)
-    bare = answer.removeprefix("the ")  # "The troposphere" names the option "troposphere"
+    # "The troposphere", "A solar eclipse": an article before the option's text, not "A. ..."
+    bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
     for letter, option in zip(letters, options, strict=False):
         if answer and option_words(str(option)) in (answer, bare):
             return letter

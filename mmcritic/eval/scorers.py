@@ -80,6 +80,8 @@ _VALUE_BESIDE = re.compile(
 )
 # an answer glossed in brackets after CJK text: "12月（December）"
 _GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
+# a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
+_DECIMAL_COMMA_VALUE = re.compile(r"^(-?\d+),(\d{1,2})$")
 _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
@@ -301,7 +303,7 @@ def _math_candidates(prediction: str, span: str) -> list[str]:
     candidates = []
     for span in spans:
         for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", span).split("≈"):
-            latex = _math_form(part)
+            latex = _DECIMAL_COMMA_VALUE.sub(r"\1.\2", _math_form(part))  # "≈ 31,4"
             if latex and latex not in candidates:
                 candidates.append(latex)
     return candidates

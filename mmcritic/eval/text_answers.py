@@ -24,6 +24,7 @@ from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
+    clauses,
     content_words,
     main_clause,
     sentences,
@@ -36,13 +37,14 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
-# what a sentence's answer follows: a copula, with an article of its language ("est le"), or a
-# passive's agent in any language ("by"), or an English word that closes a restated question
+# what a sentence's answer follows: a copula, with an article of its language ("est le"), a
+# passive's agent or a date's verb in any language ("by", "daté du"), or an English word that
+# closes a restated question
 _TEXT_KEY_PHRASES = (
-    *(f" {word} " for word in words("copulas") + words("agents")),
+    *(f" {word} " for word in words("copulas") + words("agents") + words("dated")),
     *(f" {copula} {article} " for code in LANGUAGES for copula in words("copulas", code)
       for article in words("articles", code)),
-    " to ", " dated ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
+    " to ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
     " states ", " called ", " named ", " titled ",
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top is ..."
@@ -61,9 +63,12 @@ _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
 _ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
-# a verb that makes a sentence of a phrase: a copula, another verb of any language, or an
-# English past tense in lower case ("Group A smoked 20 cigarettes")
-_SENTENCE_VERB = re.compile(rf" (?:(?i:{COPULAS}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) ")
+# a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
+# language, or an English past tense in lower case ("Group A smoked 20 cigarettes")
+_DATED = "|".join(re.escape(word) for word in words("dated"))
+_SENTENCE_VERB = re.compile(
+    rf" (?:(?i:{COPULAS}|{_DATED}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) "
+)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
@@ -205,11 +210,20 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
 
 def _answering_clause(sentence: str, question: str) -> str:
     """The main clause of the answering sentence, unless it only counts things and a later
-    clause states the value ("The table lists 6 samples, and the weight asked for is 2.5.")."""
+    clause states the value ("The table lists 6 samples, and the weight asked for is 2.5.") or,
+    with no number, restates the question ("The agenda has 12 items and the meeting is in
+    Atlanta.")."""
     main = main_clause(sentence)
     if not re.search(r"\d", sentence) or value_strength(main) > 0:
         return main
-    return stating_clause(sentence, question, holds_digit, value_strength) or main
+    stated = stating_clause(sentence, question, holds_digit, value_strength) or main
+    if value_strength(stated) > 0:
+        return stated
+    parts = [part for clause in clauses(sentence) for part in re.split(r"\s+and\s+", clause)]
+    restating = [
+        part for part in parts if not holds_digit(part) and subject_restates(part, question)
+    ]
+    return restating[-1] if restating else stated
 
 
 def _clause_value(clause: str, question: str, sentence: str) -> str | None:

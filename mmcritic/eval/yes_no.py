@@ -114,12 +114,24 @@ def _reading_anywhere(core: Reading, question: str) -> str | None:
     said = core.said("yes_no")
     if len(said) == 1:
         return said.pop()  # "2013 is 40, not the tallest. ... so yes, 2015 is the tallest."
+    concluded = _concluded(core)
+    if concluded is not None:
+        return concluded  # "60? Also no, ... both acute angles are 45, so yes, x = 45."
     anywhere = _ANY_YES_NO.search(core.text)
     if anywhere:
         return "yes" if anywhere.group("yes") else "no"
     if _COMPARATIVE.search(question.lower()) and _SAME.search(core.text):
         return "no"  # "Both circles are the same size." for "Is the left one larger ...?"
     return "yes" if _restates_claim(core.text, question) else None
+
+
+def _concluded(core: Reading) -> str | None:
+    """The yes or no the answer's last conclusion opens with ("..., so yes, x = 45"), when it
+    is the answer's last."""
+    conclusion, answer = core.last("conclusion"), core.last("yes_no")
+    if conclusion is None or answer is None or answer.start < conclusion.end:
+        return None
+    return answer.says if not core.text[conclusion.end : answer.start].strip(" ,") else None
 
 
 def _ends_unable_to_tell(core: Reading, last_sentence: str) -> bool:

@@ -18,10 +18,11 @@ from mmcritic.reading.structure import reading_of
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
 COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
 _COPULA_SPLIT = re.compile(rf"\s(?:{COPULAS})\s")
-# a clause that adds context after the main one: ", rising to 26.5% ..." (`context_openers`)
+# a clause that adds context after the main one: ", rising to 26.5% ..." (`context_openers`);
+# not the last value of a list: "are 45, 30, and 25, so ..."
 _OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
-    rf",\s*(?:{_OPENERS})\b"
+    rf",\s*(?!and\s+[$€£]?-?\d[\d.,]*%?\s*(?:[,.;]|$))(?:{_OPENERS})\b"
     r"|\s+(?:compared\s+(?:with|to)|followed\s+by|(?:up|down)\s+from|versus|vs\.)\s",
     re.IGNORECASE,
 )
@@ -71,6 +72,8 @@ _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
 # a trailing clause naming where the answer was read: ", according to the label on the bar"
 _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
+# a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
+_RESULT = re.compile(pattern("results"), re.IGNORECASE)
 LEADING_ARTICLE = re.compile(rf"^{pattern('articles', 'en')}\s+", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
 QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
@@ -141,7 +144,8 @@ def stating_clause(
     whole_sentences: bool = False,
 ) -> str | None:
     """The clause that states the answer, of those for which `states` holds: ranked by
-    `strength`, then in a concluding sentence ("Therefore ..."), then restating the question,
+    `strength`, then in a concluding sentence ("Therefore ...") or giving a result ("which add up
+    to 17"), then restating the question,
     then in the later sentence, then the earlier clause; None when no clause states anything.
     With `whole_sentences`, whole sentences are ranked, uncut."""
     wanted = topic_words(asked_sentence(question or ""))
@@ -155,7 +159,8 @@ def stating_clause(
                 continue
             overlap = len(wanted & topic_words(clause))
             restates = subject_restates(clause, question or "")
-            rank = (strength(clause), concludes, restates, overlap, at, -index)
+            result = index > 0 and _RESULT.match(clause) is not None
+            rank = (strength(clause), concludes or result, restates, overlap, at, -index)
             if best is None or rank > best:
                 best, chosen = rank, clause
     return chosen
