@@ -246,10 +246,11 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     """A clause's answer when it names no year, phone or subject: the clause itself when it has
     no verb (an imperative's object of the asked preposition: "Please return it to the Personnel
     Office"), its one number, else what follows the words that restate the question."""
-    addressed = _after_asked_preposition(clause, question) if _is_bare(clause) else None
+    bare = _is_bare(clause)
+    addressed = _after_asked_preposition(clause, question) if bare else None
     if addressed and len(addressed.split()) < len(clause.split()) - 2:
         return _trimmed(LEADING_ARTICLE.sub("", addressed))
-    if _is_bare(clause):
+    if bare:
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written
         restated = _value_restating(clause, question)
