@@ -1198,3 +1198,71 @@ def test_a_date_after_its_verb_in_another_language_is_the_date() -> None:
     assert text_answer("La lettre est datée du 3 mars 1987.", question) == "3 mars 1987"
     answer = "El informe está fechado el 5 de mayo de 1990."
     assert text_answer(answer, question) == "5 de mayo de 1990"
+
+
+def test_a_how_many_question_with_its_own_verb_is_answered_by_the_count() -> None:
+    answer = "Four regions exceed 30%: north, south, east and west."
+    assert relaxed_match(answer, "4", question="How many regions exceed 30%?")
+    assert not relaxed_match(answer, "30", question="How many regions exceed 30%?")
+
+
+def test_the_base_of_a_rate_is_no_value() -> None:
+    assert relaxed_match("Roughly 25 per 100,000 people.", "24.5", question="What was the rate?")
+    assert not relaxed_match("Roughly 25 per 100,000 people.", "100000")
+
+
+def test_a_quoted_name_with_its_title_is_the_name_asked_for() -> None:
+    answer = 'The letter is signed "Mary T. Lowe, Director of Research."'
+    assert text_answer(answer, "What name is at the bottom of the letter?") == "Mary T. Lowe"
+
+
+def test_a_document_answer_after_an_apology_or_a_correction_in_words_is_read() -> None:
+    question = "What is the name of the publisher?"
+    assert text_answer("Apologies for the confusion. The publisher is Harbor Books.", question) == (
+        "Harbor Books"
+    )
+    answer = "Lumina. Let me correct that: the product name is Lumena."
+    assert text_answer(answer, "What is the product name?") == "Lumena"
+    answer = "C-4410. Hmm, the 0 might be a 6, so C-4416. I'll go with C-4416."
+    assert text_answer(answer, "What is the code?") == "C-4416"
+
+
+def test_a_count_stated_in_another_languages_past_is_the_number() -> None:
+    question = "How many people were interviewed?"
+    assert text_answer("Fueron entrevistadas 48 personas.", question) == "48"
+    assert text_answer("Foram avaliados 15 pacientes.", "How many patients were seen?") == "15"
+
+
+def test_a_letter_after_a_cjk_sentence_is_the_pick() -> None:
+    assert read_choice("右側の信号は赤です。B", option_letters(3)).letter == "B"
+
+
+def test_ending_between_two_letters_picks_none_but_weighing_them_first_does_not() -> None:
+    letters = option_letters(4)
+    assert read_choice("The value is near 7, so it's between B and C.", letters).letter is None
+    answer = "Between B and C, only C fits the graph. Therefore, C."
+    assert read_choice(answer, letters).letter == "C"
+
+
+def test_an_explanation_after_the_value_is_not_the_value() -> None:
+    answer = "Each side is 4 cm, as the frame in the figure is made of 9 equal rods."
+    assert math_equal(answer, "4")
+    assert not math_equal(answer, "9")
+
+
+def test_two_option_texts_joined_by_or_a_are_a_hedge() -> None:
+    options = ["Major third", "Perfect fourth", "Perfect fifth", "Minor sixth"]
+    answer = "It is a major third or a minor sixth, depending on the key."
+    assert read_choice(answer, option_letters(4), options).letter is None
+
+
+def test_a_critic_calling_it_a_tie_gives_no_verdict() -> None:
+    answer = "Response 2 is clearer, but Response 1 is more accurate, so I'd call it a tie."
+    assert parse_judgement(answer).choice is None
+
+
+def test_an_ocr_reading_holds_the_target_as_a_word_not_inside_a_longer_one() -> None:
+    assert not substring_match("Sunsets", ["sunset"])
+    assert substring_match("SUNSET!", ["sunset"])
+    assert substring_match("sunset boulevard", ["sunset"])
+    assert substring_match("北京市", ["北京"])

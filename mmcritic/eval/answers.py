@@ -19,6 +19,7 @@ from mmcritic.reading.language import number_words, pairs, pattern, tens_words
 from mmcritic.reading.markup import BOLD, MARKUP, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     COPULAS,
+    EXPLAINS,
     LEADING_ARTICLE,
     LONG_ASIDE,
     asked_sentence,
@@ -33,9 +34,10 @@ from mmcritic.reading.structure import reading_of
 
 # a box opened and never closed: the response was cut off inside it
 _OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
-# a value the answer sets aside after its own: "the answer is 2, not 3"; no match starts inside
-# a run of whitespace, which would cost time quadratic in the run's length
-_NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?")
+# what states no value of the answer: a value it sets aside after its own ("the answer is 2, not
+# 3") or a rate's base ("10 per 1,000"); no match starts inside a run of whitespace, which would
+# cost time quadratic in the run's length
+_NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?|(?<!\s)\s+per\s+\d[\d,]*")
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text, with a mixed number's whole part ("2 3/4"); not in a date or decimal
@@ -128,7 +130,6 @@ _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+
 # the left side of "14 + 17 = 31", matched reversed from the end so that a long run of digits
 # is read once, not from each of its digits
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
-_EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
@@ -145,6 +146,8 @@ _HOW_MANY = re.compile(
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
     re.IGNORECASE,
 )
+# "How many categories exceed 20%?": with no verb of those above, the word after "how many"
+_HOW_MANY_THEN_VERB = re.compile(r"\bhow\s+many\s+(?:of\s+the\s+)?(?P<noun>[a-z][\w-]*)\s", re.I)
 # a clause that counts things: "There are 4 bars", "7 line items", "places 10 orders",
 # "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
@@ -271,7 +274,7 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
-    computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not _EXPLAINS.match(own[at])
+    computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not EXPLAINS.match(own[at])
     if _asks_for(sentence, question) or computes:
         return []
     asked = topic_words(question or "")
@@ -322,7 +325,7 @@ def value_strength(clause: str) -> int:
 def stated_count(text: str, question: str | None) -> str | None:
     """For a "how many X" question, the number the answer puts before X ("There are three bars
     above 40"), from the last sentence that states a number; None otherwise."""
-    asked = _HOW_MANY.search(question or "")
+    asked = _HOW_MANY.search(question or "") or _HOW_MANY_THEN_VERB.search(question or "")
     if asked is None:
         return None
     noun = re.escape(asked.group("noun").lower().removesuffix("s"))
@@ -462,7 +465,7 @@ def parse_number(text: str) -> Number | None:
     fractions (not a date's), mixed numbers and scientific notation, and a value set aside
     dropped ("2, not 3" is 2). A scale word after it goes in `scale`, as a chart may give its
     values in millions. None when there is no number, or the last is of no usable size."""
-    cleaned = _NOT_VALUE.sub("", number_word(written_numbers(text)).translate(MARKUP)).strip()
+    cleaned = values_only(number_word(written_numbers(text)).translate(MARKUP)).strip()
     matches = list(_NUMBER.finditer(cleaned))
     if not matches:
         return None
@@ -482,6 +485,11 @@ def parse_number(text: str) -> Number | None:
     after = cleaned[last.end() :].lstrip()
     scale = _SCALE.match(after)
     return Number(value, after.startswith("%"), SCALES[scale.group(1).lower()] if scale else 1.0)
+
+
+def values_only(text: str) -> str:
+    """The text without the numbers that state no value of the answer (`_NOT_VALUE`)."""
+    return _NOT_VALUE.sub("", text)
 
 
 def written_numbers(text: str) -> str:

@@ -47,14 +47,15 @@ _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", r
 _DECLARED_OPTION = re.compile(
     r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
 )
-# two letters offered as alternatives anywhere: "(A) Yes or (B) No"
+# two letters offered as alternatives anywhere: "(A) Yes or (B) No", "it's between A and B"
 _LETTER_ALTERNATIVES = re.compile(
     r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+"
     rf"(?:(?i:{language.pattern('option_nouns')})\s+)?\(?\b([A-Z])\b\)?"
 )
+_BETWEEN_LETTERS = re.compile(r"\b(?i:between)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 # a letter named as an option: "(B)", " B ", " B.", " B)", " B:", " B," (line breaks read as
-# spaces, as MMMU does)
-_LETTER_MENTION_FORM = r"(?<=[\s(]){0}(?=[\s.):,])"
+# spaces, as MMMU does), or after a CJK sentence's end ("黒です。D")
+_LETTER_MENTION_FORM = r"(?<=[\s(。、]){0}(?=[\s.):,])"
 
 
 def _letter_mention(letter: str) -> re.Pattern[str]:
@@ -77,7 +78,8 @@ _TURN_OR_COMMITMENT = re.compile(
 )
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
 _DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
-_ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*", re.IGNORECASE)
+# what joins two options offered as alternatives: " or ", ", or (B) ", " or a "
+_ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*(?:(?:an?|the)\s+)?", re.I)
 # what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
     rf"{language.pattern('rejections')}\s+(?:the\s+|a\s+|an\s+)?"
@@ -597,10 +599,13 @@ def _names_another_option(
 def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
     """Whether the answer's last word on the letters offers two of them as alternatives, with
     no letter named after it."""
-    offered = [m for m in _LETTER_ALTERNATIVES.finditer(core) if _two_letters(m, letters)]
-    if not offered:
-        return False
-    return not _named_letters(core[offered[-1].end() :], letters)
+    offered = [
+        match.end()
+        for pattern in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
+        for match in pattern.finditer(core)
+        if _two_letters(match, letters)
+    ]
+    return bool(offered) and not _named_letters(core[max(offered) :], letters)
 
 
 def _two_letters(match: re.Match, letters: Sequence[str]) -> bool:

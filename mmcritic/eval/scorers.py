@@ -24,6 +24,7 @@ from mmcritic.eval.answers import (
     number_word,
     parse_number,
     plain_words,
+    values_only,
 )
 from mmcritic.eval.choices import choice_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
@@ -187,7 +188,7 @@ def _is_year(value: float) -> bool:
 def _stated_numbers(span: str) -> list[Number]:
     """Every number in an answer span, each with its own percent sign: a year is a label the
     answer may state beside other figures ("peaked in 2016 at 320 units")."""
-    text = number_word(span)
+    text = values_only(number_word(span))  # not a rate's base: "10 per 1,000"
     numbers = []
     for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", "")):
         value = number_value(match.group(1))

@@ -20,6 +20,7 @@ from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import LANGUAGES, pattern, words
 from mmcritic.reading.markup import BOLD, CJK, ITALIC, answer_region, clean_latex
 from mmcritic.reading.statements import (
+    APOLOGY,
     COPULAS,
     LEADING_ARTICLE,
     LONG_ASIDE,
@@ -94,7 +95,10 @@ _ASKED_PREPOSITION = re.compile(
     r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
 )
 _ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
-_ASKS_WHO = re.compile(r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom)\b", re.IGNORECASE)
+# a question asking for a person: "Who ...?", "To whom ...?", "What name appears ...?"
+_ASKS_WHO = re.compile(
+    r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom|(?:what|which|whose)\s+name)\b", re.I
+)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
 _CJK = re.compile(f"[{CJK}]")
@@ -184,7 +188,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     sentence = without_source(sentence)
     quoted = [double or single for double, single in _QUOTED.findall(sentence)]
     if quoted:
-        return _trimmed(quoted[-1])
+        return _trimmed(_without_title(quoted[-1], question))
     label = _label(sentence)
     if label is not None:
         return _trimmed(label[1])
@@ -269,10 +273,14 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         or _after_restated(clause, question)
         or _after_key_phrase(clause)
     )
-    if _ASKS_WHO.match(question):
-        tail = _TITLE_AFTER_NAME.split(tail, maxsplit=1)[0]  # "R. J. Marshall, Vice President"
-    tail = _VALUE_PREPOSITION.sub("", tail)  # "is for $1,500.00"
+    tail = _VALUE_PREPOSITION.sub("", _without_title(tail, question))  # "is for $1,500.00"
     return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
+
+
+def _without_title(span: str, question: str) -> str:
+    """For a question asking for a person, the name without the title after it ("R. J.
+    Marshall, Vice President of Marketing")."""
+    return _TITLE_AFTER_NAME.split(span, maxsplit=1)[0] if _ASKS_WHO.match(question) else span
 
 
 def _with_asked_word(clause: str, number: str, question: str) -> str:
@@ -392,7 +400,9 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     """The sentence that states the answer: the one holding the kind of value asked for (a
     date for "when"), stating a value after its verb, or restating the question; else the
     first line."""
-    candidates = [s for s in sentences("\n".join(lines)) if not is_cut_off(s)] or lines[:1]
+    candidates = [
+        s for s in sentences("\n".join(lines)) if not is_cut_off(s) and not _only_apology(s)
+    ] or lines[:1]
     first = candidates[0]
     if (
         len(candidates) > 1
@@ -418,6 +428,12 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         if chosen is not None:
             return chosen
     return lines[0]
+
+
+def _only_apology(sentence: str) -> bool:
+    """Whether a sentence only apologises ("Sorry about that."), stating no answer."""
+    apology = APOLOGY.match(sentence)
+    return apology is not None and _is_bare(sentence[apology.end() :])
 
 
 def _value_restating(phrase: str, question: str) -> str | None:

@@ -8,13 +8,11 @@ import re
 from mmcritic.eval.answers import EDGE_PUNCTUATION
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import MARKUP, fold
-from mmcritic.reading.statements import QUOTED, content_words
+from mmcritic.reading.statements import APOLOGY, QUOTED, content_words
 from mmcritic.reading.structure import HEDGE, Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
-# an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
-_APOLOGY = re.compile(rf"^{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?")
 # a negated conclusion ("so Tokyo is not"), searched only up to the next conclusion word: that
 # one's own search reads the same, and a run of them is not scanned to its end from each
 _CONCLUDING = pattern("conclusions")
@@ -89,7 +87,7 @@ def _answer_core(text: str) -> str:
 def _opening_reading(core: str) -> str | None:
     """What the answer's opening says: yes, no or unclear in any language read here, `_BOTH`
     for an answer that says both ("Yes and no"); None when it opens with neither."""
-    if _UNCLEAR.match(_APOLOGY.sub("", core)):
+    if _UNCLEAR.match(APOLOGY.sub("", core)):
         return "unclear"
     foreign = _FOREIGN_YES_NO.match(core)
     if foreign:

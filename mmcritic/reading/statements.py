@@ -74,6 +74,10 @@ _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", 
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 # a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
 _RESULT = re.compile(pattern("results"), re.IGNORECASE)
+# an explanation of a statement: "because ...", ", as the boundary is made up of 12 sides"
+EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
+# an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
+APOLOGY = re.compile(rf"^\s*{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?", re.IGNORECASE)
 LEADING_ARTICLE = re.compile(rf"^{pattern('articles', 'en')}\s+", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
 QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
@@ -143,13 +147,13 @@ def stating_clause(
     strength: Callable[[str], int],
     whole_sentences: bool = False,
 ) -> str | None:
-    """The clause that states the answer, of those for which `states` holds: ranked by
-    `strength`, then in a concluding sentence ("Therefore ...") or giving a result ("which add up
-    to 17"), then restating the question,
-    then in the later sentence, then the earlier clause; None when no clause states anything.
-    With `whole_sentences`, whole sentences are ranked, uncut."""
+    """The clause that states the answer, of those for which `states` holds: an explanation
+    ("because ...") last, else ranked by `strength`, then in a concluding sentence ("Therefore
+    ...") or giving a result ("which add up to 17"), then restating the question, then in the
+    later sentence, then the earlier clause; None when no clause states anything. With
+    `whole_sentences`, whole sentences are ranked, uncut."""
     wanted = topic_words(asked_sentence(question or ""))
-    best: tuple[int, bool, bool, int, int, int] | None = None
+    best: tuple[bool, int, bool, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
         concludes = _CONCLUDES.match(sentence) is not None
@@ -160,7 +164,16 @@ def stating_clause(
             overlap = len(wanted & topic_words(clause))
             restates = subject_restates(clause, question or "")
             result = index > 0 and _RESULT.match(clause) is not None
-            rank = (strength(clause), concludes or result, restates, overlap, at, -index)
+            explains = index > 0 and EXPLAINS.match(clause) is not None
+            rank = (
+                not explains,
+                strength(clause),
+                concludes or result,
+                restates,
+                overlap,
+                at,
+                -index,
+            )
             if best is None or rank > best:
                 best, chosen = rank, clause
     return chosen

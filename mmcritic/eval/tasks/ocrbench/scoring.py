@@ -38,6 +38,7 @@ _TWO_READINGS = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.;!?\n]")
+_LATIN = "[a-zà-ÿ]"  # a Latin letter, lower-cased as `_ocr_form` leaves it
 
 
 def substring_match(
@@ -46,7 +47,8 @@ def substring_match(
     """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
     spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept.
     Follows lmms-eval's ocrbench utils, with Unicode compatibility folding added (fullwidth
-    `ＳＴＯＰ` is STOP), and read as a careful grader reads it: two readings offered commit to
+    `ＳＴＯＰ` is STOP), and read as a careful grader reads it: the target as a whole word, not
+    inside a longer one ("Dreams" is not "Dream"); two readings offered commit to
     neither; a turn away from a first reading is read from the turn on; long asides, others
     named after the reading ("WARDEN, not GARDEN") and a paragraph explaining a first-line
     reading are context. A yes/no target is read as the answer's yes or no; given the question,
@@ -74,9 +76,19 @@ def substring_match(
         read = _without_others(read)
     predicted = _ocr_form(read, ignore_spaces)
     return any(
-        (expected := _ocr_form(str(target), ignore_spaces)) and expected in predicted
+        (expected := _ocr_form(str(target), ignore_spaces))
+        and (expected in predicted if ignore_spaces else _holds_word(predicted, expected))
         for target in targets
     )
+
+
+def _holds_word(predicted: str, expected: str) -> bool:
+    """Whether the reading holds the target not glued to further Latin letters: "Dreams" is
+    another word than "Dream", while "STOP!" and "stop sign" read "stop" (CJK text, which no
+    space delimits, is read as it is)."""
+    before = f"(?<!{_LATIN})" if re.match(_LATIN, expected) else ""
+    after = f"(?!{_LATIN})" if re.match(_LATIN, expected[-1:]) else ""
+    return re.search(before + re.escape(expected) + after, predicted) is not None
 
 
 def _restates_a_named_reading(parts: list[str], question: str) -> bool:
