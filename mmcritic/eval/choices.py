@@ -262,7 +262,7 @@ def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str])
     if len(parts) < 2:
         return None
     bare = _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))
-    letter = bare.group().strip("().").upper() if bare else None
+    letter = bare.group().strip("().") if bare else None  # `_BARE_LETTER` is a capital
     return letter if letter in letters else _closing_letter(parts[-1], letters, options)
 
 
