@@ -1266,3 +1266,49 @@ def test_an_ocr_reading_holds_the_target_as_a_word_not_inside_a_longer_one() -> 
     assert substring_match("SUNSET!", ["sunset"])
     assert substring_match("sunset boulevard", ["sunset"])
     assert substring_match("北京市", ["北京"])
+
+
+def test_a_ratio_written_with_a_colon_ends_no_clause() -> None:
+    answer = "The biggest slice is 36% and the smallest 9%, so the ratio is 36 : 9 = 4."
+    assert relaxed_match(answer, "4", question="What is the ratio of the biggest to the smallest?")
+    assert not relaxed_match(answer, "36")
+
+
+def test_a_count_of_things_loses_to_a_value_told_in_a_with_clause() -> None:
+    answer = "The chart covers 8 regions; the highest bar is Asia, with a value of 7.2."
+    assert relaxed_match(answer, "7.2", question="What is the value of the highest bar?")
+    assert not relaxed_match(answer, "8", question="What is the value of the highest bar?")
+
+
+def test_a_participle_clause_after_the_value_is_context() -> None:
+    answer = "The total is 34, taking the four circled numbers on the left."
+    assert math_equal(answer, "34")
+    assert not math_equal(answer, "4")
+
+
+def test_a_critic_rating_one_response_higher_prefers_it() -> None:
+    answer = "Both are fluent, but Response 2 cites the chart correctly. I rate Response 2 higher."
+    assert parse_judgement(answer).choice == "2"
+
+
+def test_a_value_taken_back_after_a_dash_and_no_is_not_the_answer() -> None:
+    answer = "$450 — no, that is the deposit; the full price is $1,800."
+    assert text_answer(answer, "What is the price?") == "$1,800"
+
+
+def test_a_yes_no_answer_that_opens_one_way_and_concludes_the_other_is_the_conclusion() -> None:
+    answer = "Yes. Hmm, comparing the two lines again, the blue one ends lower, so no."
+    assert yes_no(answer) == "no"
+    assert yes_no("No. Both bars are 40, so no other bar is taller.") == "no"
+
+
+def test_two_readings_in_single_quotes_commit_to_neither() -> None:
+    assert not substring_match(
+        "It may say 'HOTEL' or 'MOTEL', the first letter is worn.", ["hotel"]
+    )
+
+
+def test_a_reading_settled_after_readings_set_aside_is_read() -> None:
+    answer = "It might be 'CASTLE', but the second letter is an O. It might also be 'COSTLY', but "
+    answer += "there is no Y. The sign says COSTLE."
+    assert substring_match(answer, ["COSTLE"], question="what is written in the image?")

@@ -70,8 +70,8 @@ def yes_no(text: str, question: str = "") -> str | None:
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled
     opening = _opening_reading(core.text)
-    if opening is not None:
-        return None if opening == _BOTH else opening
+    if opening is not None:  # unless it concludes the other way: "No. Hmm, ..., so yes."
+        return None if opening == _BOTH else _concluded(core) or opening
     return _reading_anywhere(core, question)
 
 
@@ -125,11 +125,14 @@ def _reading_anywhere(core: Reading, question: str) -> str | None:
 
 def _concluded(core: Reading) -> str | None:
     """The yes or no the answer's last conclusion opens with ("..., so yes, x = 45"), when it
-    is the answer's last."""
+    is the answer's last and stands alone ("so no other bar" says no no)."""
     conclusion, answer = core.last("conclusion"), core.last("yes_no")
     if conclusion is None or answer is None or answer.start < conclusion.end:
         return None
-    return answer.says if not core.text[conclusion.end : answer.start].strip(" ,") else None
+    alone = core.text[answer.end : answer.end + 1] in ",.!;"
+    return (
+        answer.says if alone and not core.text[conclusion.end : answer.start].strip(" ,") else None
+    )
 
 
 def _ends_unable_to_tell(core: Reading, last_sentence: str) -> bool:

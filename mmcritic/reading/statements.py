@@ -135,7 +135,9 @@ def _main_and_context(sentence: str) -> list[str]:
     parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise(bounds)]
     head = parts[0]
     colon = head.find(": ")
-    if colon > 0 and len(head[:colon].split()) > 3:
+    # a ratio's colon ("42 : 12") ends no clause
+    ratio = head[:colon].rstrip()[-1:].isdigit() and head[colon + 2 : colon + 3].isdigit()
+    if colon > 0 and len(head[:colon].split()) > 3 and not ratio:
         parts[0:1] = [head[:colon], head[colon + 2 :]]
     return [part for part in parts if part] or [sentence.strip()]
 
@@ -153,7 +155,7 @@ def stating_clause(
     later sentence, then the earlier clause; None when no clause states anything. With
     `whole_sentences`, whole sentences are ranked, uncut."""
     wanted = topic_words(asked_sentence(question or ""))
-    best: tuple[bool, int, bool, bool, int, int, int] | None = None
+    best: tuple[bool, bool, int, bool, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
         concludes = _CONCLUDES.match(sentence) is not None
@@ -166,6 +168,7 @@ def stating_clause(
             result = index > 0 and _RESULT.match(clause) is not None
             explains = index > 0 and EXPLAINS.match(clause) is not None
             rank = (
+                strength(clause) > 0,  # a count of things only ("shows 6 countries") last
                 not explains,
                 strength(clause),
                 concludes or result,

@@ -52,7 +52,8 @@ _LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d
 # two quoted, capitalised or coded readings joined by "or": "FRESH or FRESCO", "B12 or B17"
 _CODE = r"(?:[A-Z]{2,}|[A-Z]+\d\w*)"
 _QUOTED_OR = re.compile(
-    rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+or\s+[\"“]|‘[^’\n]{{1,60}}’,?\s+or\s+‘|\b{_CODE},?\s+or\s+{_CODE}\b"
+    rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+or\s+[\"“]|['‘][^'’\n]{{1,60}}['’],?\s+or\s+['‘]"
+    rf"|\b{_CODE},?\s+or\s+{_CODE}\b"
 )
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
 YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")

@@ -56,11 +56,16 @@ def substring_match(
     asks for as the reading."""
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
-    two = _TWO_READINGS.search(fold(LONG_ASIDE.sub("", prediction)))  # "X or Y (the end is ...)"
-    offered = reading_of(settled_part(prediction))  # not "could be X or Y, but ... it is Z"
+    settled = settled_part(prediction)  # not "could be X or Y, but ... it is Z"
+    hedged = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
+    two = _TWO_READINGS.search(fold(hedged))  # "X or Y (the end is ...)"
+    offered = reading_of(settled)
     if offered.has("alternatives") or offered.has("two_readings") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
-    counted = stated_count(prediction, question) or _value_beside_a_count(prediction, question)
+    # a value beside a count is read for a number only: "what is written" asks for no value
+    numeric = any(holds_digit(str(target)) for target in targets)
+    beside = _value_beside_a_count(prediction, question) if numeric else None
+    counted = stated_count(prediction, question) or beside
     prediction = counted or _first_line_reading(prediction)
     settled = settled_part(prediction)
     # "... 48, 52 and 60 ..., so the tallest is 60"
