@@ -1312,3 +1312,20 @@ def test_a_reading_settled_after_readings_set_aside_is_read() -> None:
     answer = "It might be 'CASTLE', but the second letter is an O. It might also be 'COSTLY', but "
     answer += "there is no Y. The sign says COSTLE."
     assert substring_match(answer, ["COSTLE"], question="what is written in the image?")
+
+
+def test_walking_through_the_options_by_letter_ends_on_the_one_kept() -> None:
+    options = ["Mitosis", "Meiosis", "Binary fission", "Budding"]
+    answer = (
+        "A: mitosis makes identical body cells. C: binary fission is for bacteria. D: budding is"
+        " asexual. Halving the chromosomes for gametes fits B, meiosis."
+    )
+    assert read_choice(answer, option_letters(4), options).letter == "B"
+
+
+def test_the_sentence_restating_the_question_in_another_form_of_its_word_answers() -> None:
+    answer = (
+        "The Treasury office is named beside the payment, but only as receiving it. The"
+        " authorization came from the Budget Office."
+    )
+    assert text_answer(answer, "Which office authorized the payment?") == "Budget Office"

@@ -12,7 +12,6 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from mmcritic.eval.answers import (
     EDGE_PUNCTUATION,
@@ -53,13 +52,12 @@ _LETTER_ALTERNATIVES = re.compile(
     rf"(?:(?i:{language.pattern('option_nouns')})\s+)?\(?\b([A-Z])\b\)?"
 )
 _BETWEEN_LETTERS = re.compile(r"\b(?i:between)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
-# a letter named as an option: "(B)", " B ", " B.", " B)", " B:", " B," (line breaks read as
-# spaces, as MMMU does), or after a CJK sentence's end ("黒です。D")
-_LETTER_MENTION_FORM = r"(?<=[\s(。、]){0}(?=[\s.):,])"
 
 
 def _letter_mention(letter: str) -> re.Pattern[str]:
-    return re.compile(_LETTER_MENTION_FORM.format(re.escape(letter)))
+    """A letter named as an option: "(B)", " B ", " B.", " B)", " B:", " B," (line breaks read
+    as spaces, as MMMU does), or after a CJK sentence's end ("黒です。D")."""
+    return re.compile(rf"(?<=[\s(。、]){re.escape(letter)}(?=[\s.):,])")
 
 
 def _named_letters(text: str, letters: Sequence[str]) -> list[str]:
@@ -79,10 +77,10 @@ _TURN_OR_COMMITMENT = re.compile(
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
 _DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
 # what joins two options offered as alternatives: " or ", ", or (B) ", " or a "
-_ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*(?:,\s*)?or\W*(?:(?:an?|the)\s+)?", re.I)
+_ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*or\W*(?:(?:an?|the)\s+)?", re.I)
 # what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
-    rf"{language.pattern('rejections')}\s+(?:the\s+|a\s+|an\s+)?"
+    rf"{language.pattern('rejections')}\s+(?:(?:the|an?)\s+)?"
     rf"(?:{language.pattern('option_nouns')}\s+)?\(?$",
     re.IGNORECASE,
 )
@@ -124,7 +122,7 @@ _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\
 _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 # an option that is a value of digits and signs: "2/3", "1.5", "-4"
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
-_BARE_LETTER = re.compile(r"\(?[A-Z]\)?[.)]?")
+_BARE_LETTER = re.compile(r"\(?([A-Z])\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
     r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
 )
@@ -175,25 +173,12 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     return _read(core, letters, options)
 
 
-def _declared(core: str, letters: Sequence[str]) -> set[str]:
-    """The options an answer ticks in a list of the options ("B. dog ✓"), else those it
-    declares correct."""
-    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
-        picked = {letter.upper() for letter in pattern.findall(core)} & set(letters)
-        if picked:
-            return picked
-    return set()
-
-
 def _letters_marked(text: str, letters: Sequence[str]) -> str:
     """The answer without markup or HTML, a letter in brackets of any kind as `(B)` ("【B】"),
     and a letter named as an option in capitals ("choice a" as "choice (A)")."""
     text = without_html(text).translate(MARKUP).translate(_BRACKETS)
     return _NAMED_LETTER.sub(
-        lambda m: (
-            f"{m.group(1)} ({m.group(2).upper()})" if m.group(2).upper() in letters else m.group()
-        ),
-        text,
+        lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], text
     )
 
 
@@ -213,11 +198,13 @@ def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> C
     """A bare letter, an option declared correct, or an option named by its text."""
     if len(core) == 1 and core.upper() in letters:
         return Choice(core.upper(), "letter")
-    declared = _declared(core, letters)
-    if len(declared) > 1:
-        return Choice(None, "several")  # two options ticked
-    if declared:  # "Option (B) is correct; (A) ... are not"
-        return Choice(declared.pop(), "declared")
+    # the options ticked in a list of the options ("B. dog ✓"), else those declared correct
+    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
+        declared = {letter.upper() for letter in pattern.findall(core)} & set(letters)
+        if len(declared) > 1:
+            return Choice(None, "several")  # two options ticked
+        if declared:  # "Option (B) is correct; (A) ... are not"
+            return Choice(declared.pop(), "declared")
     named = (
         _option_named(core, letters, options)
         or _one_option_in_short(core, letters, options)
@@ -233,8 +220,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     own = _with_own_text(core, letters, options)
     if own is not None:
         return Choice(own, "leading")
-    several = _SEVERAL_LETTERS.fullmatch(core)
-    if several and len(set(re.findall(r"[A-Z]", several.group().upper()))) > 1:
+    if _SEVERAL_LETTERS.fullmatch(core) and len(set(re.findall("[A-Z]", core.upper()))) > 1:
         return Choice(None, "several")
     if _ends_offering_two(core, letters):
         return Choice(None, "hedge")  # "likely either B or D"
@@ -262,8 +248,7 @@ def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str])
     if len(parts) < 2:
         return None
     bare = _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))
-    letter = bare.group().strip("().") if bare else None  # `_BARE_LETTER` is a capital
-    return letter if letter in letters else _closing_letter(parts[-1], letters, options)
+    return bare[1] if bare and bare[1] in letters else _closing_letter(parts[-1], letters, options)
 
 
 def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -272,7 +257,7 @@ def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -
     None for a sentence that is only the letter."""
     text = text.rstrip(_CLOSING_PUNCTUATION)
     for letter, option in zip(letters, options, strict=False):
-        own = re.search(rf"\(?{letter}\)?[.:)]?\s*{re.escape(str(option))}$", text, re.I)
+        own = re.search(rf"\(?{letter}\)?[.:)]?\s*{re.escape(option)}$", text, re.I)
         text = text[: own.start()] + letter if own else text
     last = _LETTER_AT_END.search(text)
     if last is None or not text[: last.start()].strip() or rejected_before(text, last.start()):
@@ -288,8 +273,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     """The option a reasoned answer settles on: for the options yes and no, when it names no
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
     or gives up; else the labelled one, its main clause's, or its last mention."""
-    named = bool(_named_letters(core, letters))
-    by_meaning = None if named else _yes_or_no_option(core, letters, options)
+    by_meaning = _yes_or_no_option(core, letters, options)
     if by_meaning is not None:
         return by_meaning
     parts = sentences(core)
@@ -299,7 +283,13 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
-    if _undecided(core, letters, options, text_hits):
+    if (
+        _hedged(core, text_hits)
+        or _offers_two(core, letters, options)
+        # two options named and another allowed as well: "..., so B could also work"
+        or (HEDGE.search(core) and len(_mentions(core, letters, text_hits)) > 1)
+        or _EITHER_ONE.search(core)
+    ):
         return Choice(None, "hedge")
     if _ends_unable(core, letters, options):
         return Choice(None, "unable")
@@ -310,28 +300,15 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     if first is not None:
         return Choice(first, "main_clause")
     mentioned = _last_mention(core, letters, options, text_hits, long_answer)
-    if mentioned.open:
-        return _ordinal_option(core, letters, options) or mentioned
-    return mentioned
-
-
-def _undecided(
-    core: str, letters: Sequence[str], options: Sequence[str], text_hits: list[tuple[str, int, int]]
-) -> bool:
-    """Whether the answer hedges, offers two options or allows another."""
-    return bool(
-        _hedged(core, text_hits)
-        or _offers_two(core, letters, options)
-        or _allows_another(core, letters, text_hits)
-        or _EITHER_ONE.search(core)
-    )
+    ordinal = _ordinal_option(core, letters, options) if mentioned.open else None
+    return ordinal or mentioned
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
     """For options that differ only by an ordinal ("the first image"), the one an answer names
     by its ordinal, in any language."""
     said = reading_of(core).said("ordinal")
-    readings = [reading_of(option_words(str(option))) for option in options]
+    readings = [reading_of(option_words(option)) for option in options]
     places = {tuple(reading.parts("ordinal")) for reading in readings}
     if len(said) != 1 or len(places) != 1 or len(places.pop()) != 2:
         return None  # "Perfect fifth or octave": the ordinal is part of an option's name
@@ -342,9 +319,9 @@ def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -
 
 
 def _yes_or_no_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """For the options yes and no, the one a yes/no answer gives ("是的，Arizona 的数值...")."""
-    words = [option_words(str(option)) for option in options]
-    if sorted(words) != ["no", "yes"]:
+    """For the options yes and no, the one a yes/no answer naming no letter gives ("是的，...")."""
+    words = [option_words(option) for option in options]
+    if sorted(words) != ["no", "yes"] or _named_letters(core, letters):
         return None
     said = yes_no(core)
     return Choice(letters[words.index(said)], "yes_no") if said in words else None
@@ -359,9 +336,7 @@ def _last_mention(
 ) -> Choice:
     hits = _mentions(core, letters, text_hits)
     if not hits:
-        covered = (
-            _only_option_covered(option_words(core), letters, options) if long_answer else None
-        )
+        covered = _only_option_covered(core, letters, options) if long_answer else None
         return Choice(covered, "covered" if covered else "none")
     picked = max(hits, key=hits.__getitem__)
     named = {
@@ -379,9 +354,7 @@ def _mentions(
 ) -> dict[str, int]:
     """Where the answer last names each option it names, by letter or by text, leaving out
     quoted option texts, diagram labels and rejected letters ("A, not B (right)")."""
-    # positions in the answer's own coordinates: blanked texts and diagram labels keep length
-    mentioned = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", _blanked(core, text_hits))
-    padded = f" {mentioned} "
+    padded = f" {_blanked(core, text_hits)} "  # positions in the answer's own coordinates
     hits: dict[str, int] = {}
     for letter in letters:
         found = [
@@ -397,19 +370,13 @@ def _mentions(
     return hits
 
 
-def _allows_another(core: str, letters: Sequence[str], text_hits: list) -> bool:
-    """Whether the answer names two options and allows another as well ("..., so B could also
-    work")."""
-    return bool(HEDGE.search(core)) and len(_mentions(core, letters, text_hits)) > 1
-
-
 def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[str]) -> str:
     """The answer without an echo of the option list: two or more options in their order, each
     as its letter and its whole text ("A: cooking\nB: painting a wall")."""
     labelled = [
-        re.compile(rf"\(?{letter}\s*[.:)]\s*{_text_pattern(str(option))}(?![\w-])", re.I)
+        re.compile(rf"\(?{letter}\s*[.:)]\s*{_text_pattern(option)}(?![\w-])", re.I)
         for letter, option in zip(letters, options, strict=False)
-        if plain_words(str(option))
+        if plain_words(option)
     ]
     echoes: list[tuple[int, int]] = []
     for first, pattern in enumerate(labelled):
@@ -436,8 +403,7 @@ def _one_option_in_short(core: str, letters: Sequence[str], options: Sequence[st
     words = option_words(core).split()
     if not words or len(words) > 5 or _LEADING_LETTER.match(core) or "or" in words:
         return None  # a letter or a hedge ("Transpiration or respiration") is read elsewhere
-    unlabelled = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", core)  # "Label A: anther"
-    if _named_letters(unlabelled, letters):
+    if _named_letters(_blanked(core, []), letters):  # a diagram label is no letter: "Label A"
         return None  # "Hydrogen (A)": the letter is read with the text
     hits = {letter for letter, _, _ in _option_text_hits(core, letters, options)}
     return hits.pop() if len(hits) == 1 else None
@@ -455,7 +421,7 @@ def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str
     holding = [
         letter
         for letter, option in zip(letters, options, strict=False)
-        if f" {words} " in f" {option_words(str(option))} "
+        if f" {words} " in f" {option_words(option)} "
     ]
     return holding[0] if len(holding) == 1 else None
 
@@ -467,14 +433,14 @@ def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]
     if not found or not {found.group(1), found.group(2)} <= set(letters):
         return False
     named = option_words(found.group())
-    return not any(named in option_words(str(option)) for option in options)
+    return not any(named in option_words(option) for option in options)
 
 
 def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether what the answer settles on offers alternatives in a sentence's main clause that
     name an option or hold an option's value ("roughly 8, or maybe 9" with 8 an option); a range
     in reasoning or in a clause of context, or one that is an option's own text, offers none."""
-    values = {plain_words(str(option)) for option in options} - {""}
+    values = {plain_words(option) for option in options} - {""}
     for sentence in sentences(settled_part(core)):
         hits = _option_text_hits(sentence, letters, options)
         offered = [
@@ -496,6 +462,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
         not parts
         or _TURN_OR_COMMITMENT.search(core)
         or reading_of(core).has("correction")
+        or _walks_through_options(core, letters)  # "A: ... C: ... so B": the letters weighed
         or reading_of(parts[0]).has("negation")
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick
         or _with_own_text(parts[-1].strip(EDGE_PUNCTUATION), letters, options)  # "(B) Point B"
@@ -504,8 +471,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     clause = main_clause(_EXPLANATION.split(parts[0], maxsplit=1)[0])
     text_hits = _option_text_hits(clause, letters, options)
     hits = {letter for letter, _, _ in text_hits}
-    labels_out = _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", _blanked(clause, text_hits))
-    hits |= set(_named_letters(labels_out, letters))
+    hits |= set(_named_letters(_blanked(clause, text_hits), letters))
     return hits.pop() if len(hits) == 1 else None
 
 
@@ -525,20 +491,16 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
-    """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the"), not
-    a final letter nor a committed answer repeated until the length limit."""
+    """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the") or at
+    the subject of its next sentence ("... a dark background. The second image"), on the same
+    line or as the next item of a list of full sentences; not a final letter nor a committed
+    answer repeated until the length limit."""
     parts = sentences(core)
     if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
         return False
     repeated = max(parts.count(part) for part in parts)
-    return (is_cut_off(core) or _breaks_off_at_subject(core)) and repeated < 3
-
-
-def _breaks_off_at_subject(core: str) -> bool:
-    """Whether reasoning breaks off at the subject of its next sentence ("... a dark background.
-    The second image"), on the same line or as the next item of a list of full sentences."""
-    line = core.rstrip().splitlines()[-1] if core.strip() else ""
-    return _SUBJECT_LEFT_OPEN.search(line) is not None or bool(_ITEM_LEFT_OPEN.search(core))
+    left_open = _SUBJECT_LEFT_OPEN.search(core.rstrip().splitlines()[-1])
+    return (is_cut_off(core) or bool(left_open or _ITEM_LEFT_OPEN.search(core))) and repeated < 3
 
 
 def _walks_through_options(core: str, letters: Sequence[str]) -> bool:
@@ -578,7 +540,7 @@ def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) ->
     letter, end = _opening_letter(core)
     if not letter or letter not in letters or len(options) < len(letters):
         return None
-    own = option_words(str(options[list(letters).index(letter)]))
+    own = option_words(options[list(letters).index(letter)])
     return letter if own and option_words(core[end:]) == own else None
 
 
@@ -588,12 +550,10 @@ def _names_another_option(
     """Whether the words after an opening letter are the whole text of another option than the
     letter's own ("B. Yes" where Yes is option A)."""
     words = option_words(rest.split("\n", 1)[0])
-    if not words:
-        return False
     named = [
         x for x, option in zip(letters, options, strict=False) if words == option_words(option)
     ]
-    return bool(named) and letter not in named
+    return bool(words and named) and letter not in named
 
 
 def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
@@ -603,14 +563,9 @@ def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
         match.end()
         for pattern in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
         for match in pattern.finditer(core)
-        if _two_letters(match, letters)
+        if match[1] != match[2] and {match[1], match[2]} <= set(letters)
     ]
     return bool(offered) and not _named_letters(core[max(offered) :], letters)
-
-
-def _two_letters(match: re.Match, letters: Sequence[str]) -> bool:
-    first, second = match.group(1), match.group(2)
-    return first != second and first in letters and second in letters
 
 
 def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -618,7 +573,7 @@ def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     # "The troposphere", "A solar eclipse": an article before the option's text, not "A. ..."
     bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
     for letter, option in zip(letters, options, strict=False):
-        if answer and option_words(str(option)) in (answer, bare):
+        if answer and option_words(option) in (answer, bare):
             return letter
     return None
 
@@ -632,7 +587,7 @@ def _option_text_hits(
     named = [
         (letter, option)
         for letter, option in zip(letters, options, strict=False)
-        if len(plain_words(str(option))) > 1
+        if len(plain_words(option)) > 1
     ]
     found = _text_mentions(core, named)
     last: dict[str, tuple[str, int, int]] = {}
@@ -644,15 +599,15 @@ def _option_text_hits(
     return list(last.values())
 
 
-def _text_mentions(core: str, named: Iterable[tuple[str, Any]]) -> list[tuple[str, int, int]]:
+def _text_mentions(core: str, named: Iterable[tuple[str, str]]) -> list[tuple[str, int, int]]:
     """(letter, start, end) of every mention of an option's text as whole words (case,
     punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
     sets against its pick."""
     found = []
     for letter, option in named:
-        if not plain_words(str(option)):
+        if not plain_words(option):
             continue
-        pattern = rf"(?<!\w){_text_pattern(str(option))}(?!\w|-\w)"  # not "three-pointers"
+        pattern = rf"(?<!\w){_text_pattern(option)}(?!\w|-\w)"  # not "three-pointers"
         found += [
             (letter, match.start(), match.end())
             for match in re.finditer(pattern, core, re.IGNORECASE)
@@ -694,24 +649,23 @@ def _text_pattern(option: str) -> str:
 
 
 def _word_pattern(word: str) -> str:
-    digits = NUMBER_WORDS.get(word)
-    spelled = SPELLED.get(word)
-    forms = [re.escape(word), *(re.escape(form) for form in (digits, spelled) if form)]
-    return f"(?:{'|'.join(forms)})"
+    forms = (word, NUMBER_WORDS.get(word), SPELLED.get(word))
+    return f"(?:{'|'.join(re.escape(form) for form in forms if form)})"
 
 
 def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:
-    """The answer with the option texts it quotes blanked, so a capital letter inside one
-    ("A and B have the same ...") is not read as a pick."""
+    """The answer with the option texts it quotes and the letters of diagram labels ("Label A:
+    anther") blanked, so a capital letter inside one ("A and B have the same ...") is not read as
+    a pick; it keeps its length, so positions in it are the answer's."""
     for _, start, end in hits:
         core = core[:start] + " " * (end - start) + core[end:]
-    return core
+    return _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", core)
 
 
-def _only_option_covered(words: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+def _only_option_covered(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The one option all of whose words a long answer uses, when exactly one is."""
-    used = set(words.split())
-    texts = [option_words(str(option)).split() for option in options]
+    used = set(option_words(core).split())
+    texts = [option_words(option).split() for option in options]
     covered = [
         letter for letter, text in zip(letters, texts, strict=False) if text and set(text) <= used
     ]

@@ -63,7 +63,7 @@ _VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECA
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
-_ASKS_START = re.compile(r"\b(?:begin|begins|start|starts|open|opens|commence)\b", re.IGNORECASE)
+_ASKS_START = re.compile(r"\b(?:(?:begin|start|open)s?|commence)\b", re.IGNORECASE)
 # a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
 # language, or an English past tense in lower case ("Group A smoked 20 cigarettes")
 _DATED = "|".join(re.escape(word) for word in words("dated"))
@@ -96,9 +96,7 @@ _ASKED_PREPOSITION = re.compile(
 )
 _ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
 # a question asking for a person: "Who ...?", "To whom ...?", "What name appears ...?"
-_ASKS_WHO = re.compile(
-    r"^\s*(?:who|whom|to\s+whom|from\s+whom|by\s+whom|(?:what|which|whose)\s+name)\b", re.I
-)
+_ASKS_WHO = re.compile(r"^\s*(?:whom?|(?:to|from|by)\s+whom|(?:what|which|whose)\s+name)\b", re.I)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
 _CJK = re.compile(f"[{CJK}]")
@@ -113,7 +111,7 @@ _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
     rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
-    r"(?![\w]|-\w)"
+    r"(?!-?\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
@@ -152,14 +150,12 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     labelled = _labelled_value(lines, question)
     if labelled is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
-    direct = _direct_answer(lines, question)
-    if direct is not None:
-        return direct
+    said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
+    if said is not None:
+        return lines[0][: said.end()]  # "Yes, the form is signed" for "Is the form signed?"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
     narrowed = _narrowed(sentence)
-    if narrowed is None:
-        return ""
-    return _sentence_answer(narrowed, question, keep_asked_words)
+    return "" if narrowed is None else _sentence_answer(narrowed, question, keep_asked_words)
 
 
 def _narrowed(sentence: str) -> str | None:
@@ -192,24 +188,17 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     label = _label(sentence)
     if label is not None:
         return _trimmed(label[1])
-    restated = _after_colon_restating(sentence, question)
-    sentence = restated or sentence  # "..., so it is a 2: the zip code is 27102"
+    sentence = _after_colon_restating(sentence, question) or sentence  # "it is a 2: the zip ..."
     latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
     if len(latin) == 1:
         return _trimmed(latin[0])  # "报告由 Marketing Research Department 编写。"
     # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
-    counted = (
-        stated_count(sentence, question)
-        if re.search(r"\d", sentence) and not _is_bare(sentence)
-        else None
-    )
-    if counted is not None:
+    counts = re.search(r"\d", sentence) and not _is_bare(sentence)
+    if counts and (counted := stated_count(sentence, question)) is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = _answering_clause(sentence, question)
     value = _clause_value(clause, question, sentence)
-    if value is not None:
-        return value
-    return _clause_tail(clause, question, keep_asked_words)
+    return value if value is not None else _clause_tail(clause, question, keep_asked_words)
 
 
 def _answering_clause(sentence: str, question: str) -> str:
@@ -250,11 +239,10 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     """A clause's answer when it names no year, phone or subject: the clause itself when it has
     no verb (an imperative's object of the asked preposition: "Please return it to the Personnel
     Office"), its one number, else what follows the words that restate the question."""
-    bare = _is_bare(clause)
-    addressed = _after_asked_preposition(clause, question) if bare else None
-    if addressed and len(addressed.split()) < len(clause.split()) - 2:
-        return _trimmed(LEADING_ARTICLE.sub("", addressed))
-    if bare:
+    if _is_bare(clause):
+        addressed = _after_asked_preposition(clause, question)
+        if addressed and len(addressed.split()) < len(clause.split()) - 2:
+            return _trimmed(LEADING_ARTICLE.sub("", addressed))
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written
         restated = _value_restating(clause, question)
@@ -312,7 +300,7 @@ def _answer_lines(text: str, question: str) -> list[str]:
         lines.append(line)
     items = [_LIST_ITEM.match(line) is not None for line in lines]
     last = lines[-1] if lines else ""
-    restates = bool(question) and bool(content_words(last) & content_words(question))
+    restates = content_words(last) & content_words(question)
     if any(items[:-1]) and not items[-1] and not _is_bare(last) and restates:
         return [last]
     return [_LIST_ITEM.sub("", line) for line in lines]
@@ -322,12 +310,11 @@ def _labelled_value(lines: list[str], question: str) -> str | None:
     """Of several label lines ("Subtotal: $1,200.00", "Total due: $1,245.00"), the value of the
     one whose label restates the question; None unless there are several and one does."""
     labelled = [label for line in lines if (label := _label(line)) is not None]
-    if len(labelled) < 2 or not question:
+    if len(labelled) < 2:
         return None
     wanted = content_words(question)
-    overlaps = [len(wanted & content_words(label)) for label, _ in labelled]
-    best = max(overlaps)
-    return labelled[overlaps.index(best)][1] if best else None
+    label, value = max(labelled, key=lambda pair: len(wanted & content_words(pair[0])))
+    return value if wanted & content_words(label) else None
 
 
 def _closes_label_lines(lines: list[str]) -> bool:
@@ -342,26 +329,21 @@ def _closes_label_lines(lines: list[str]) -> bool:
 def _label(line: str) -> tuple[str, str] | None:
     """(label, value) of a label line of at most three words ("Total due: $1,245.00")."""
     found = _LABEL.match(line)
-    if found is None or len(found.group(1).split()) > 3:
-        return None
-    return found.group(1), found.group(2)
+    return (found[1], found[2]) if found and len(found[1].split()) <= 3 else None
 
 
 def _after_colon_restating(sentence: str, question: str) -> str | None:
     """The part after a colon when that part restates the question ("it is a 2: the zip code
     is 27102" for "What is the zip code ...?"); None otherwise."""
-    head, colon, tail = sentence.rpartition(": ")
-    if not colon or not head or not content_words(tail) & content_words(question):
-        return None
-    return tail if not _is_bare(tail) else None
+    head, _, tail = sentence.rpartition(": ")
+    restates = head and content_words(tail) & content_words(question)
+    return tail if restates and not _is_bare(tail) else None
 
 
 def _in_range(clause: str, question: str) -> str | None:
     """The start of a range ("from X to Y") for a question that asks when it begins."""
     found = _RANGE.search(clause)
-    if found is None:
-        return None
-    return found.group("start") if _ASKS_START.search(question) else None
+    return found.group("start") if found and _ASKS_START.search(question) else None
 
 
 def _is_name_part(line: str) -> bool:
@@ -369,12 +351,6 @@ def _is_name_part(line: str) -> bool:
     lines ("Brown & Williamson\nTobacco Corporation")."""
     one_phrase = len(sentences(line)) == 1 and not line.endswith(".")  # "P.O. Box 1487"
     return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
-
-
-def _direct_answer(lines: list[str], question: str) -> str | None:
-    """The yes or no a response opens with, for a yes/no question."""
-    said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
-    return None if said is None else lines[0][: said.end()]
 
 
 def _is_bare(text: str) -> bool:
@@ -387,13 +363,9 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
     """For a question built on a preposition ("To whom ...?"), what follows its last use in the
     clause, before a trailing place; None otherwise."""
     asked = _ASKED_PREPOSITION.search(question)
-    if asked is None:
-        return None
-    word = next(group for group in asked.groups() if group).lower()
-    at = f" {clause.lower()} ".rfind(f" {word} ")
-    if at < 0:
-        return None
-    return _before_trailing_place(clause[at + len(word) :].strip(), question)
+    word = asked[asked.lastindex].lower() if asked else ""
+    at = f" {clause.lower()} ".rfind(f" {word} ") if word else -1
+    return None if at < 0 else _before_trailing_place(clause[at + len(word) :].strip(), question)
 
 
 def _answering_sentence(lines: list[str], question: str) -> str:
@@ -404,30 +376,25 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         s for s in sentences("\n".join(lines)) if not is_cut_off(s) and not _only_apology(s)
     ] or lines[:1]
     first = candidates[0]
-    if (
-        len(candidates) > 1
-        and _is_bare(first)
-        and len(first.split()) <= 4
-        and not first[0].islower()
-    ):
+    said_first = _is_bare(first) and len(first.split()) <= 4 and not first[0].islower()
+    if len(candidates) > 1 and said_first:
         return first  # "18-29. Younger adults are much more likely ...": said first
-    if len(candidates) > 1 and question:
-        asks_date = _ASKS_DATE.search(question) is not None
-        numeric = all(holds_digit(sentence) for sentence in candidates)
-        chosen = stating_clause(
-            "\n".join(candidates),
-            question,
-            lambda _: True,
-            lambda sentence: (
-                2 * int(asks_date and _DATE.search(sentence) is not None)
-                + (value_strength(sentence) if numeric else 0)
-                + int(subject_restates(sentence, question))
-            ),
-            whole_sentences=True,
-        )
-        if chosen is not None:
-            return chosen
-    return lines[0]
+    if len(candidates) < 2 or not question:
+        return lines[0]
+    asks_date = _ASKS_DATE.search(question) is not None
+    numeric = all(holds_digit(sentence) for sentence in candidates)
+    chosen = stating_clause(
+        "\n".join(candidates),
+        question,
+        lambda _: True,
+        lambda sentence: (
+            2 * int(asks_date and _DATE.search(sentence) is not None)
+            + (value_strength(sentence) if numeric else 0)
+            + int(subject_restates(sentence, question))
+        ),
+        whole_sentences=True,
+    )
+    return lines[0] if chosen is None else chosen
 
 
 def _only_apology(sentence: str) -> bool:
@@ -441,9 +408,8 @@ def _value_restating(phrase: str, question: str) -> str | None:
     agreed"); None otherwise, or for three words or fewer, which are an answer as written."""
     numbers = _NUMBER_TOKEN.findall(phrase)
     rest = content_words(_NUMBER_TOKEN.sub(" ", phrase))
-    if len(numbers) != 1 or len(phrase.split()) <= 3 or not rest:
-        return None
-    return numbers[0] if rest <= content_words(question) else None
+    one_number = len(numbers) == 1 and len(phrase.split()) > 3
+    return numbers[0] if one_number and rest and rest <= content_words(question) else None
 
 
 def _without_asked_words(phrase: str, question: str) -> str:
@@ -451,10 +417,8 @@ def _without_asked_words(phrase: str, question: str) -> str:
     for "What is the page number?")."""
     words = phrase.split()
     asked = {word.removesuffix("s") for word in content_words(question)}
-    cut = 0
-    while (
-        cut < min(2, len(words) - 1) and words[cut].lower().strip(".,:").removesuffix("s") in asked
-    ):
+    cut, most = 0, min(2, len(words) - 1)
+    while cut < most and words[cut].lower().strip(".,:").removesuffix("s") in asked:
         cut += 1
     rest = " ".join(words[cut:])
     return rest if cut and re.search(r"\d", rest) else phrase
@@ -469,28 +433,20 @@ def _after_restated(clause: str, question: str) -> str | None:
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
     if first is None:
         return None
-    end = first
-    while end + 1 < len(words):
-        word = words[end + 1].lower().strip(_WORD_EDGES)
-        if word not in asked and word not in _RESTATING_WORDS:
-            break
+    restating, end = asked | _RESTATING_WORDS, first
+    while end + 1 < len(words) and words[end + 1].lower().strip(_WORD_EDGES) in restating:
         end += 1
     keys = [i for i in range(first, end + 1) if f" {words[i].lower()} " in _TEXT_KEY_PHRASES]
     if not keys or keys[-1] == len(words) - 1:
         return None
-    tail = " ".join(words[keys[-1] + 1 :])
-    later = _LATER_COPULA.match(tail)
-    tail = tail[later.end() :] if later else tail
-    passive = _PASSIVE.match(tail)
-    return _before_trailing_place(tail[passive.end() :] if passive else tail, question)
+    tail = _LATER_COPULA.sub("", " ".join(words[keys[-1] + 1 :]))
+    return _before_trailing_place(_PASSIVE.sub("", tail), question)
 
 
 def _before_trailing_place(tail: str, question: str) -> str:
     """A tail without the place that trails it ("Dr. Whittaker at the Research Center"), unless
     the question asks where."""
-    if _ASKS_WHERE.search(question):
-        return tail
-    return _TRAILING_PLACE.split(tail, maxsplit=1)[0]
+    return tail if _ASKS_WHERE.search(question) else _TRAILING_PLACE.split(tail, maxsplit=1)[0]
 
 
 def _after_key_phrase(sentence: str) -> str:

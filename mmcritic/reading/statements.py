@@ -86,6 +86,8 @@ STOP_WORDS = frozenset(words("stop_words"))
 _RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+# the letters a clause restates a question's word by: "approval" restates "approved"
+_STEM = 6
 
 
 def sentences(text: str) -> list[str]:
@@ -135,8 +137,8 @@ def _main_and_context(sentence: str) -> list[str]:
     parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise(bounds)]
     head = parts[0]
     colon = head.find(": ")
-    # a ratio's colon ("42 : 12") ends no clause
-    ratio = head[:colon].rstrip()[-1:].isdigit() and head[colon + 2 : colon + 3].isdigit()
+    # a ratio's colon, spaced ("42 : 12"), ends no clause; a list's ("above 40: 2017, ...") does
+    ratio = re.search(r"\d\s$", head[:colon]) and head[colon + 2 : colon + 3].isdigit()
     if colon > 0 and len(head[:colon].split()) > 3 and not ratio:
         parts[0:1] = [head[:colon], head[colon + 2 :]]
     return [part for part in parts if part] or [sentence.strip()]
@@ -154,7 +156,7 @@ def stating_clause(
     ...") or giving a result ("which add up to 17"), then restating the question, then in the
     later sentence, then the earlier clause; None when no clause states anything. With
     `whole_sentences`, whole sentences are ranked, uncut."""
-    wanted = topic_words(asked_sentence(question or ""))
+    wanted = {word[:_STEM] for word in topic_words(asked_sentence(question or ""))}
     best: tuple[bool, bool, int, bool, bool, int, int, int] | None = None
     chosen = None
     for at, sentence in enumerate(sentences(text)):
@@ -163,7 +165,7 @@ def stating_clause(
         for index, clause in enumerate([sentence] if whole_sentences else clauses(sentence)):
             if not states(clause):
                 continue
-            overlap = len(wanted & topic_words(clause))
+            overlap = len(wanted & {word[:_STEM] for word in topic_words(clause)})
             restates = subject_restates(clause, question or "")
             result = index > 0 and _RESULT.match(clause) is not None
             explains = index > 0 and EXPLAINS.match(clause) is not None
