@@ -44,7 +44,6 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _ENDING_FRACTION = re.compile(
     r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
 )
-_FRACTION_PARTS = ("whole", "num", "den")
 # scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits,
 # where each start would read the same number again
 _TIMES_TEN = re.compile(
@@ -75,13 +74,10 @@ ASIDE = re.compile(r"\s*\([^()]*\)")
 # Chinese and Japanese numerals, which no space delimits, are read only as counts (`_CJK_COUNT`)
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
 _WORD_DIGITS = {
-    **{
-        word: str(value)
-        for word, value in number_words().items()
-        if value > 1 and not any("\u3040" <= char <= "\u9fff" for char in word)
-    },
-    **NUMBER_WORDS,
-}
+    word: str(value)
+    for word, value in number_words().items()
+    if value > 1 and not any("\u3040" <= char <= "\u9fff" for char in word)
+} | NUMBER_WORDS
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
 _UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
@@ -104,7 +100,6 @@ _CJK_COUNT = re.compile(
     rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
     rf"(?={pattern('measure_words')})"
 )
-# a numeric LaTeX fraction reads as a plain one: `\frac{24}{5}` is 24/5
 _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
 )
@@ -116,9 +111,7 @@ _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECA
 _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _TOTAL = re.compile(
-    r"\b(?:so|making|which\s+makes|for\s+a\s+total\s+of|a\s+total\s+of|total(?:ling)?)\s+"
-    r"(\d[\d,]*)\b",
-    re.IGNORECASE,
+    r"\b(?:so|making|which\s+makes|(?:for\s+)?a\s+total\s+of|total(?:ling)?)\s+(\d[\d,]*)\b", re.I
 )
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, or an operator after a space (a sum left open, not "C++")
@@ -143,7 +136,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
-    r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there|does)\b",
+    r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there)\b",
     re.IGNORECASE,
 )
 # "How many categories exceed 20%?": with no verb of those above, the word after "how many"
@@ -173,12 +166,10 @@ def answer_span(response: str, question: str | None = None) -> str:
     `=` (not a trailing condition), else the count a "how many" question asks for, else what
     follows the verb of the sentence stating a number (the one restating the question, else the
     last); else the whole answer. An empty string when the response is cut off."""
-    stated = stated_answer(response)
-    if stated is not None:
+    if (stated := stated_answer(response)) is not None:
         return stated
     region = answer_region(response)
-    bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
-    if bold:
+    if bold := [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]:
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
     if is_cut_off(text):
@@ -192,10 +183,9 @@ def answer_span(response: str, question: str | None = None) -> str:
     if equated:
         # a later statement or conclusion states the value ("... = π. So the shaded area is
         # 4 − π."), else the last equation does
-        line = lines[equated[-1]]
         parts = [
             (part, index > 0)
-            for sentence in [*sentences(line), *lines[equated[-1] + 1 :]]
+            for sentence in [*sentences(lines[equated[-1]]), *lines[equated[-1] + 1 :]]
             for index, part in enumerate(reading_of(sentence).parts("conclusion"))
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
@@ -211,8 +201,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
         text = corrected
-    counted = stated_count(text, question)
-    if counted is not None:
+    if (counted := stated_count(text, question)) is not None:
         return counted
     clause = stating_clause(text, question, holds_digit, value_strength)
     if clause is None:
@@ -252,10 +241,8 @@ def _equated_value(sentence: str, question: str | None) -> str:
     the last whose left side the question names; for an equation as subject, what it has
     ("f(x) = 1 has 3 solutions" is 3)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
-    chosen = sentence
-    if question and equations and not _names_side(equations[-1], question):
-        asked = [eq for eq in equations if _names_side(eq, question)]
-        chosen = asked[-1] if asked else sentence
+    asked = [equation for equation in equations if _names_side(equation, question or "")]
+    chosen = asked[-1] if asked and asked[-1] != equations[-1] else sentence
     value = main_clause(chosen.rsplit("=", 1)[1].strip()).rstrip(".").strip()
     named = _EQUATION_AS_SUBJECT.match(value)  # "the equation f(x) = 1 has 3 solutions"
     return named.group(1).strip() if named and holds_digit(named.group(1)) else value
@@ -338,7 +325,7 @@ def stated_count(text: str, question: str | None) -> str | None:
     )
     numbered = [sentence for sentence in sentences(number_word(text)) if holds_digit(sentence)]
     found = list(count.finditer(numbered[-1])) if numbered else []
-    if numbered and not found and len(numbered) > 1 and count.search(numbered[-2]):
+    if not found and len(numbered) > 1 and count.search(numbered[-2]):
         found = list(_OF_THEM.finditer(numbered[-1]))  # "5 bars in total; 3 of them exceed 40"
     if not found:
         return None  # a later total that names no noun ("; adding 310 gives 1,560") answers
@@ -380,9 +367,7 @@ def number_word(text: str) -> str:
 
 def _cjk_digits(match: re.Match) -> str:
     tens, ten, units = match.group("tens", "ten", "units")
-    if not ten:
-        return str(_CJK_DIGITS[units])
-    return str(_CJK_DIGITS.get(tens, 1) * 10 + _CJK_DIGITS.get(units, 0))
+    return str((_CJK_DIGITS.get(tens, 1) * 10 if ten else 0) + _CJK_DIGITS.get(units, 0))
 
 
 def _digits(match: re.Match) -> str:
@@ -411,12 +396,11 @@ def same_words(answer: str, target: str) -> bool:
 
 
 def _same_word(said: str, wanted: str) -> bool:
-    for longer, shorter in ((said, wanted), (wanted, said)):
-        if longer.startswith(shorter) and longer[len(shorter) :] in _INFLECTIONS:
-            return True
-        if shorter.endswith("le") and longer == shorter[:-2] + "ular":  # circle, circular
-            return True
-    return said == wanted
+    return any(
+        (longer.startswith(shorter) and longer[len(shorter) :] in _INFLECTIONS)
+        or (shorter.endswith("le") and longer == shorter[:-2] + "ular")  # circle, circular
+        for longer, shorter in ((said, wanted), (wanted, said))
+    )
 
 
 def plain_words(text: str) -> str:
@@ -466,21 +450,19 @@ def parse_number(text: str) -> Number | None:
     dropped ("2, not 3" is 2). A scale word after it goes in `scale`, as a chart may give its
     values in millions. None when there is no number, or the last is of no usable size."""
     cleaned = values_only(number_word(written_numbers(text)).translate(MARKUP)).strip()
-    matches = list(_NUMBER.finditer(cleaned))
-    if not matches:
+    if not (matches := list(_NUMBER.finditer(cleaned))):
         return None
     last = matches[-1]
     fraction = _ENDING_FRACTION.search(cleaned[: last.end()])
     in_date = cleaned[last.end() :].startswith("/")  # "3/4/2020"
     if fraction and not in_date:
-        whole, num, den = (integer_value(fraction.group(name) or "0") for name in _FRACTION_PARTS)
-        if whole is None or num is None or den is None:
+        whole, num, den = (integer_value(part or "0") for part in fraction.groups())
+        if None in (whole, num, den):
             return None
         if den:
             sign = -1 if whole < 0 or fraction.group("num").startswith("-") else 1
             return Number(sign * (abs(whole) + abs(num) / den))
-    value = number_value(last.group())
-    if value is None:
+    if (value := number_value(last.group())) is None:
         return None
     after = cleaned[last.end() :].lstrip()
     scale = _SCALE.match(after)
@@ -496,8 +478,7 @@ def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
     value, a decimal comma as a point, thousands separators and unit powers (`cm²`) dropped."""
     text = _DECIMAL_COMMA.sub(r"\1.\2", fold(latex_fractions(text)))
-    text = _TIMES_TEN.sub(_scientific, text)
-    text = _UNIT_POWER.sub("", text)
+    text = _UNIT_POWER.sub("", _TIMES_TEN.sub(_scientific, text))
     return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
 
 
@@ -505,8 +486,7 @@ def _scientific(match: re.Match[str]) -> str:
     """`4.5 × 10^4` as `45000`; a value of no usable size stays in E notation (`1e400`), which
     every number reader then passes over, instead of being computed as `10 ** 400`."""
     numeral = f"{match.group(1)}e{match.group(2)}"
-    value = number_value(numeral)
-    return numeral if value is None else f"{value:.15g}"
+    return numeral if (value := number_value(numeral)) is None else f"{value:.15g}"
 
 
 def extract_numbers(text: str) -> list[float]:
@@ -521,9 +501,8 @@ def number_value(numeral: str) -> float | None:
     digits before its exponent or lies beyond float range (where `float` gives infinity or
     zero). The size is checked on the text first, so no huge number is built."""
     mantissa, _, exponent = numeral.lower().partition("e")
-    if sum(char.isdigit() for char in mantissa) > MAX_DIGITS:
-        return None
-    if len(exponent.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
+    digits = sum(char.isdigit() for char in mantissa)
+    if digits > MAX_DIGITS or len(exponent.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
         return None
     value = float(numeral)
     if not math.isfinite(value) or (abs(value) < sys.float_info.min and mantissa.strip("+-.0")):

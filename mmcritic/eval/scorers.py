@@ -146,17 +146,15 @@ def relaxed_match(
         named = subject_core(stated[0], question)  # "represented by the red line"
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
-        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
         # "The sector with the highest growth is Technology (+18%)."
         candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
-        candidates += tuple(glosses)
-        return any(plain_words(c) == wanted for c in candidates if c is not None)
+        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
+        return any(plain_words(c) == wanted for c in (*candidates, *glosses) if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"
     if YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
-    predicted = _ratio(span) if not float(expected.value).is_integer() else None
-    predicted = predicted or _quantity(span)
+    predicted = (None if float(expected.value).is_integer() else _ratio(span)) or _quantity(span)
     return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
 
 
@@ -189,13 +187,11 @@ def _stated_numbers(span: str) -> list[Number]:
     """Every number in an answer span, each with its own percent sign: a year is a label the
     answer may state beside other figures ("peaked in 2016 at 320 units")."""
     text = values_only(number_word(span))  # not a rate's base: "10 per 1,000"
-    numbers = []
-    for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", "")):
-        value = number_value(match.group(1))
-        if value is not None:
-            scale = SCALES.get((match.group(3) or "").lower(), 1.0)  # "$5.2 billion"
-            numbers.append(Number(value, bool(match.group(2)), scale))
-    return numbers
+    return [  # each with its scale word: "$5.2 billion"
+        Number(value, bool(match.group(2)), SCALES.get((match.group(3) or "").lower(), 1.0))
+        for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", ""))
+        if (value := number_value(match.group(1))) is not None
+    ]
 
 
 def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> bool:
@@ -217,12 +213,8 @@ def is_plain_number(text: str) -> bool:
 
 
 def _within(predicted: Number, expected: Number, tolerance: float) -> bool:
-    scale = 0.01 if expected.percent else 1.0
-    target = expected.value * scale
-    value = predicted.value * (0.01 if predicted.percent else 1.0)
-    if target == 0:
-        return value == target
-    return abs(value - target) / abs(target) <= tolerance
+    value, target = (n.value * (0.01 if n.percent else 1.0) for n in (predicted, expected))
+    return abs(value - target) / abs(target) <= tolerance if target else value == 0
 
 
 def anls(prediction: str, targets: Sequence[str], threshold: float = ANLS_THRESHOLD) -> float:
@@ -261,53 +253,42 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     span = answer_span(prediction, question)
     if reading_of(span).has("alternatives"):
         return False  # "So angle 1 is 65° or 115°."
-    gold_text = str(target)
-    golds = dict.fromkeys([gold_text, _math_form(gold_text)])  # "60 cm^3" is also 60
-    for candidate in _math_candidates(prediction, span):
-        for gold in golds:
-            if not gold:
-                continue
-            if squashed(candidate) == squashed(gold) or (
-                _verifiable(candidate) and _verify(candidate, gold)
-            ):
-                return True
-    return False
-
-
-def _verifiable(candidate: str) -> bool:
-    """Whether math-verify may read the candidate (`MAX_VERIFIED_CHARS`)."""
-    return len(candidate) <= MAX_VERIFIED_CHARS and _UNVERIFIABLE.search(candidate) is None
+    golds = dict.fromkeys([str(target), _math_form(str(target))])  # "60 cm^3" is also 60
+    return any(
+        squashed(candidate) == squashed(gold) or _verify(candidate, gold)
+        for candidate in _math_candidates(prediction, span)
+        for gold in golds
+        if gold
+    )
 
 
 def _math_form(text: str) -> str:
     """A value as math-verify reads it: Unicode math as LaTeX, without a trailing unit, a final
     full stop or a point's name ("P(2, 1)" is the point (2, 1))."""
-    latex = _UNIT.sub("", _as_latex(fold(text))).strip().rstrip(".")
-    return _POINT_NAME.sub("", latex)
+    latex = _ROOT.sub(lambda m: f"\\sqrt{{{m.group(1).strip('()')}}}", fold(text))
+    for symbol, command in _UNICODE_MATH.items():
+        latex = latex.replace(symbol, command)
+    return _POINT_NAME.sub("", _UNIT.sub("", latex).strip().rstrip("."))
 
 
 def _math_candidates(prediction: str, span: str) -> list[str]:
     """The answer, the span stating it, its last fraction or root, and the one number the span,
     else the answer, states when it states only one ("Five squares need colouring.")."""
-    expressions = _latex_expressions(prediction)
     numbers = set(extract_numbers(number_word(span)))  # "31 matchsticks"
     if len(numbers) != 1:
         numbers = set(extract_numbers(number_word(prediction)))
     # a root or π is part of the value: "3√3" is no 3
     only = [f"{numbers.pop():g}"] if len(numbers) == 1 and not _IRRATIONAL.search(span) else []
-    if stated_answer(prediction) is not None:
-        expressions = []  # a boxed answer is the answer, not a piece of it
+    # a boxed answer is the answer, not a piece of it
+    expressions = [] if stated_answer(prediction) is not None else _latex_expressions(prediction)
     # an answer that corrects itself is read from its span alone ("The answer is 6. No wait,
     # ... that makes 7.")
     whole = [] if reading_of(prediction).has("correction") else [prediction]
-    spans = [*whole, span, *expressions[-1:], *only]
     candidates = []
-    for span in spans:
-        for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", span).split("≈"):
-            latex = _DECIMAL_COMMA_VALUE.sub(r"\1.\2", _math_form(part))  # "≈ 31,4"
-            if latex and latex not in candidates:
-                candidates.append(latex)
-    return candidates
+    for text in (*whole, span, *expressions[-1:], *only):
+        for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", text).split("≈"):
+            candidates.append(_DECIMAL_COMMA_VALUE.sub(r"\1.\2", _math_form(part)))  # "≈ 31,4"
+    return [latex for latex in dict.fromkeys(candidates) if latex]
 
 
 def _latex_expressions(text: str) -> list[str]:
@@ -322,8 +303,6 @@ def _latex_expressions(text: str) -> list[str]:
         end = match.end()
         for _ in range(2 if "frac" in match.group("name") else 1):
             end = closing.get(end, -1)  # the group must open right where the last one closed
-            if end < 0:
-                break
         if end > 0:
             found.append(text[match.start() : end])
             covered = end
@@ -343,14 +322,10 @@ def _closing_braces(text: str) -> dict[int, int]:
     return closing
 
 
-def _as_latex(text: str) -> str:
-    text = _ROOT.sub(lambda m: f"\\sqrt{{{m.group(1).strip('()')}}}", text)
-    for symbol, latex in _UNICODE_MATH.items():
-        text = text.replace(symbol, latex)
-    return text
-
-
 def _verify(prediction: str, target: str) -> bool:
+    """math-verify's equivalence; False for a prediction it may not read (`MAX_VERIFIED_CHARS`)."""
+    if len(prediction) > MAX_VERIFIED_CHARS or _UNVERIFIABLE.search(prediction):
+        return False
     from math_verify import parse, verify
 
     gold = parse(f"${target}$")
@@ -390,10 +365,7 @@ def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) 
     matching = [
         letter
         for letter, option in zip(letters, options, strict=False)
-        if len(extract_numbers(str(option))) == 1
-        and any(
-            math.isclose(extract_numbers(str(option))[0], value, abs_tol=1e-9)
-            for value in stated.readings
-        )
+        if len(numbers := extract_numbers(str(option))) == 1
+        and any(math.isclose(numbers[0], value, abs_tol=1e-9) for value in stated.readings)
     ]
     return matching[0] if len(matching) == 1 else None

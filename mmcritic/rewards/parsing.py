@@ -46,8 +46,7 @@ _TIE = re.compile(
     r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
     r"both(?:\s+(?:are\s+)?equal)?"
 )
-_INDEX_MEANING = {"1": "1", "a": "1", "1st": "1", "2": "2", "b": "2", "2nd": "2"}
-_INDEX_MEANING |= _INDEX_WORDS
+_INDEX_MEANING = {"1": "1", "a": "1", "1st": "1", "2": "2", "b": "2", "2nd": "2", **_INDEX_WORDS}
 _INDEX_MEANING |= {word: str(value) for word, value in places().items()}
 
 Reason = Literal[
@@ -61,7 +60,7 @@ REASONS: tuple[Reason, ...] = get_args(Reason)
 VERDICT_MARKER = anchored(
     r"\\<\[to",
     r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
-    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\b(?:overall|final)\s+judg(?:e)?ment\s*:",
+    r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\b(?:overall|final)\s+judge?ment\s*:",
     re.IGNORECASE,
 )
 
@@ -103,10 +102,7 @@ def normalize_choice(raw: str) -> str | None:
     if len(raw) > MAX_VERDICT_CHARS:
         return None
     core = _strip_decoration(unicodedata.normalize("NFKC", raw))  # fullwidth ２ is 2
-    number = _NUMERIC_INDEX.fullmatch(core)
-    if number:
-        return number.group("i")
-    for form in (_INDEX, _ORDINAL):
+    for form in (_NUMERIC_INDEX, _INDEX, _ORDINAL):
         match = form.fullmatch(core)
         if match:
             return _INDEX_MEANING[match.group("i")]
@@ -118,15 +114,12 @@ def normalize_choice(raw: str) -> str | None:
 def _strip_decoration(raw: str) -> str:
     """The lower-cased core of a verdict with markup and wrappers peeled off, repeatedly, since
     models stack them (`$\\boxed{\\textbf{[[B]]}}$.`)."""
-    text = raw
-    while True:
-        unwrapped = _WRAPPING_MACRO.sub(r"\1", text)
-        unwrapped = unwrapped.translate(MARKUP)
-        unwrapped = " ".join(unwrapped.split()).lower().rstrip(".").strip()
-        unwrapped = _peel(unwrapped)
-        if unwrapped == text:
-            return text
-        text = unwrapped
+    text, previous = raw, None
+    while text != previous:
+        previous = text
+        text = _WRAPPING_MACRO.sub(r"\1", text).translate(MARKUP)
+        text = _peel(" ".join(text.split()).lower().rstrip(".").strip())
+    return text
 
 
 def _peel(text: str) -> str:
@@ -185,9 +178,7 @@ def _verdict_from_boxes(boxes: list[str]) -> Verdict:
     verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
     if len({choice for _, choice in verdicts}) > 1:
         return Verdict(None, boxes[-1], "conflicting_boxes")
-    if any(_offers_verdicts(box) for box in boxes):
-        return Verdict(None, boxes[-1], "unrecognised")
-    if not verdicts:
+    if not verdicts or any(_offers_verdicts(box) for box in boxes):
         return Verdict(None, boxes[-1], "unrecognised")
     raw, choice = verdicts[-1]
     return Verdict(choice, raw, "ok")
@@ -229,8 +220,8 @@ _SLOT = re.compile(r"\{(index|letter|place)\}")
 _MARKED_VERDICTS = (
     r"\[\[\s*(?P<w_c>[12ab])\s*\]\](?!\s*if\b)"
     r"|\[\[\s*(?P<w_gt>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<w_lt>[ab])\s*\]\]"
-    r"|[\"'](?:better(?:[_ ](?:answer|response))?|preferred(?:[_ ](?:answer|response))?|winner|"
-    rf"verdict|choice|pick)[\"']\s*:\s*[\"']?\s*(?:{_WHO})?(?P<w_json>[12ab])\b"
+    r"|[\"'](?:(?:better|preferred)(?:[_ ](?:answer|response))?|winner|verdict|choice|pick)[\"']"
+    rf"\s*:\s*[\"']?\s*(?:{_WHO})?(?P<w_json>[12ab])\b"
 )
 
 
@@ -326,8 +317,12 @@ def parse_judgement(text: str) -> Judgement:
 def _revised_box(answer: str) -> str | None:
     """The verdict of the last box when a revision marker stands between it and the last box
     of another verdict; None otherwise."""
-    spans = [(m.start(), normalize_choice(content)) for m, content in _box_matches(answer)]
-    spans = [(at, choice) for at, choice in spans if choice in ("1", "2")]
+    spans = [  # each box's start and the verdict it holds, in order
+        (match.start(), choice)
+        for match in re.finditer(r"\\boxed\s*\{", answer)
+        if (contents := boxed_contents(answer[match.start() :]))
+        and (choice := normalize_choice(contents[0])) in ("1", "2")
+    ]
     if not spans:
         return None
     last_at, last = spans[-1]
@@ -335,16 +330,6 @@ def _revised_box(answer: str) -> str | None:
     if earlier and _REVISION.search(answer, earlier[-1], last_at):
         return last
     return None
-
-
-def _box_matches(text: str) -> list[tuple[re.Match[str], str]]:
-    """Each top-level `\\boxed{...}` with its content, in order."""
-    found = []
-    for match in re.finditer(r"\\boxed\s*\{", text):
-        contents = boxed_contents(text[match.start() :])
-        if contents:
-            found.append((match, contents[0]))
-    return found
 
 
 def _revised_after_box(answer: str) -> bool:
@@ -374,7 +359,8 @@ def _stated_verdict(answer: str) -> str | None:
         return None
     last, choice = stated[-1]
     rivals = [match for match, meaning in stated if meaning != choice]
-    final = _group(last).startswith("f_")  # "Overall Judgment: ..." settles on itself
+    # "Overall Judgment: ..." settles on itself
+    final = next(name for name, word in last.groupdict().items() if word).startswith("f_")
     if rivals and not final and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
         return None
     return None if _UNDECIDED.search(text, last.end()) else choice
@@ -384,10 +370,6 @@ def _sentence_start(text: str, at: int) -> int:
     """Where the sentence holding `at` starts, so a sentence undecided from its start ("It's hard
     to say which one is better: Response 1 is ...") states nothing."""
     return max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
-
-
-def _group(match: re.Match[str]) -> str:
-    return next(key for key, value in match.groupdict().items() if value)
 
 
 def _meaning(match: re.Match[str]) -> str:
