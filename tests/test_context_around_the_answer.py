@@ -1329,3 +1329,30 @@ def test_the_sentence_restating_the_question_in_another_form_of_its_word_answers
         " authorization came from the Budget Office."
     )
     assert text_answer(answer, "Which office authorized the payment?") == "Budget Office"
+
+
+def test_a_letter_before_an_ideographic_comma_is_the_pick() -> None:
+    options = ["Ruby", "Pearl", "Opal", "Jade"]
+    assert read_choice("A、ルビーです。", option_letters(4), options).letter == "A"
+
+
+def test_a_closing_so_with_a_bare_value_is_that_value() -> None:
+    answer = "March is low. June is high, but October is the peak of the year. So October."
+    assert text_answer(answer, "Which month had the most visitors?") == "October"
+
+
+def test_digits_that_end_a_label_are_no_quantity() -> None:
+    answer = "Samsung held a 21.3% share in Q4, as shown on the fourth bar."
+    assert relaxed_match(answer, "21.3", question="What was Samsung's share in Q4?")
+    assert not relaxed_match(answer, "4", question="What was Samsung's share in Q4?")
+
+
+def test_a_total_told_after_its_parts_is_the_value() -> None:
+    answer = "The three hidden numbers are 2, 4 and 6, totaling 12."
+    assert math_equal(answer, "12", question="What is the sum of the hidden numbers?")
+    assert not math_equal(answer, "6", question="What is the sum of the hidden numbers?")
+
+
+def test_the_subject_after_a_turn_is_the_one_named() -> None:
+    answer = "Lamb fell. Beef rose a lot, but pork rose the most, so the largest rise is pork."
+    assert not relaxed_match(answer, "Beef", question="Which meat rose the most?")

@@ -34,7 +34,7 @@ from mmcritic.reading.structure import HEDGE, reading_of
 
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
-    rf"([A-Z])(?=[{CJK}])|"  # "Aの葉緑体": a letter, then CJK or Hangul
+    rf"([A-Z])(?=[{CJK}、])|"  # "Aの葉緑体", "C、ダイヤモンド": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
     # "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"

@@ -84,6 +84,8 @@ _GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
 # a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
 _DECIMAL_COMMA_VALUE = re.compile(r"^(-?\d+),(\d{1,2})$")
 _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
+# digits that end a label ("Q3", "FY2022"), which states no quantity
+_LABEL_DIGITS = re.compile(r"(?<=[A-Za-z])\d+\b")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -176,7 +178,7 @@ def _quantity(span: str) -> Number | None:
     quantities = [n for n in stated if not _is_year(n.value)]
     if quantities and len(quantities) < len(stated):
         return quantities[-1]
-    return parse_number(span)
+    return parse_number(_LABEL_DIGITS.sub("", span))  # "14.8% share in Q3" states 14.8
 
 
 def _is_year(value: float) -> bool:

@@ -171,7 +171,7 @@ def _narrowed(sentence: str) -> str | None:
     if reading_of(sentence).has("two_readings"):
         return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
-    conclusion = reading_of(sentence).parts("conclusion")
+    conclusion = reading_of(f" {sentence}").parts("conclusion")  # "So August." is August
     one_value = len(conclusion[-1].split()) == 1  # "the year is 93, so 11/30/93"
     if len(conclusion) > 1 and (one_value or not _is_bare(conclusion[-1])):
         sentence = conclusion[-1]  # 'the last two are "59", so the box number is 2959'

@@ -64,7 +64,9 @@ def yes_no(text: str, question: str = "") -> str | None:
     """
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
-    if _ends_unable_to_tell(core, last_sentence) or _YES_OR_NO.search(last_sentence):
+    # a last sentence unable to tell, after naming both yes and no or neither, or offering both
+    unable = len(core.said("yes_no")) != 1 and reading_of(last_sentence).has("cannot_tell")
+    if unable or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
@@ -130,15 +132,8 @@ def _concluded(core: Reading) -> str | None:
     if conclusion is None or answer is None or answer.start < conclusion.end:
         return None
     alone = core.text[answer.end : answer.end + 1] in ",.!;"
-    return (
-        answer.says if alone and not core.text[conclusion.end : answer.start].strip(" ,") else None
-    )
-
-
-def _ends_unable_to_tell(core: Reading, last_sentence: str) -> bool:
-    """Whether an answer's last sentence says it cannot tell, after naming both yes and no or
-    neither ("... they could be the same length. Without measuring I can't say for sure.")."""
-    return len(core.said("yes_no")) != 1 and reading_of(last_sentence).has("cannot_tell")
+    opens = not core.text[conclusion.end : answer.start].strip(" ,")
+    return answer.says if alone and opens else None
 
 
 def _settled_reading(core: Reading, question: str) -> str | None:

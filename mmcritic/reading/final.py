@@ -58,13 +58,11 @@ def stated_answer(text: str) -> str | None:
         offered = dict.fromkeys(clean_latex(box) for box in boxes)
         if len(offered) > 1:  # "\boxed{Smith} or \boxed{Smyth}": neither
             return " or ".join(offered)
-    if boxes and not unclosed_think(text):  # `final_boxed` of the bounded answer text
-        return clean_latex(boxes[-1].strip())
     tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
-    if tagged:
-        return clean_latex(tagged[-1])
-    if boxes:
-        return clean_latex(boxes[-1])
+    # `final_boxed` of the bounded answer text, unless cut off while thinking beside a family box
+    marked = tagged if tagged and (not boxes or unclosed_think(text)) else boxes
+    if marked:
+        return clean_latex(marked[-1])
     stated = json_answer(region)
     if stated is not None:
         return clean_latex(stated)
@@ -83,18 +81,13 @@ def _phrased_answer(region: str) -> str | None:
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
-        if _negated(tail):
+        # a stated answer opening by negating, unless with a plain no, states nothing
+        negation = reading_of(tail.strip()).first("negation")
+        if negation and negation.start == 0 and not YES_NO.fullmatch(negation.text.lower()):
             continue  # "The answer is not 1 (...) or 4 (...); ... so it is 7."
         if tail.strip():
             return _stated_tail(tail)
     return None
-
-
-def _negated(tail: str) -> bool:
-    """Whether a stated answer opens by negating ("not 1 ... or 4"), unless with a plain no."""
-    negation = reading_of(tail.strip()).first("negation")
-    opens = negation is not None and negation.start == 0
-    return opens and YES_NO.fullmatch(negation.text.lower()) is None
 
 
 def _stated_tail(tail: str) -> str:

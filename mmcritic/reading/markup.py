@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 
 from mmcritic.text import without_lone_surrogates
 
@@ -98,41 +99,31 @@ def boxed_contents(text: str) -> list[str]:
                 start, content_start, _ = open_boxes.pop()
                 closed.append((start, content_start, token.start()))
             depth -= 1
-    return [text[begin:end] for begin, end in _top_level(closed)]
-
-
-def _top_level(spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
-    """Drops boxes nested in another box; brace matching makes the spans laminar, so after
-    sorting by start a span is nested exactly when it starts before the last kept one ends."""
+    # brace matching makes the spans laminar, so after sorting by start a box is nested in
+    # another exactly when it starts before the last kept one ends
     kept: list[tuple[int, int]] = []
-    for _, begin, end in sorted(spans):
+    for _, begin, end in sorted(closed):
         if not kept or begin > kept[-1][1]:
             kept.append((begin, end))
-    return kept
+    return [text[begin:end] for begin, end in kept]
 
 
 # HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped
 _HTML_BOLD = re.compile(r"</?(?:b|strong)>", re.IGNORECASE)
-
 _HTML_LAYOUT = re.compile(r"</?(?:i|em|u|mark|code|span|p|div|br|answer)\b[^<>]*>", re.IGNORECASE)
 
 # Bounds on reading model output: 20,000 characters hold every answer a model writes within its
 # token limit, and a runaway one's conclusion; no answer nests LaTeX 16 deep.
 MAX_ANSWER_CHARS = 20_000
-
 MAX_SPACE_RUN = 32
-
 MAX_LATEX_DEPTH = 16
-
 _SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
-
 _FIRST_SPACE = re.compile(r"\s")
 
 _SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 
-_EMPHASIS = str.maketrans("", "", "*`")
 # emphasis, code and math marks, which no answer is written in: "**$2$**" states 2
 MARKUP = str.maketrans("", "", "*$`")
 
@@ -144,11 +135,8 @@ ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]{1,80}?)(?<!\s)\*(?![*\w])")
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
-
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
-
 _JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
 
 
@@ -196,10 +184,8 @@ def json_answer(text: str) -> str | None:
     if match is None:
         return None
     try:
-        value = json.loads(match.group())
+        value = json.loads(match.group())  # `{...}` parses as an object or not at all
     except (ValueError, RecursionError):  # also arrays nested thousands deep
-        return None
-    if not isinstance(value, dict):
         return None
     for key, answer in value.items():
         if str(key).strip().lower() in _JSON_ANSWER_KEYS and isinstance(answer, str | int | float):
@@ -214,15 +200,10 @@ def clean_latex(text: str, keep_bold: bool = False) -> str:
     """Drops `\\text{}`-style wrappers, HTML layout tags, math `$...$` delimiters, `*` and
     backticks. A `$` before a number is a currency sign and stays: `$25.00` is DocVQA's answer
     as printed."""
-    text = without_html(text)
-    for _ in range(MAX_LATEX_DEPTH):  # one level of nested wrappers a pass
-        previous, text = text, STYLE_MACRO.sub(r"\1", text)
-        if text == previous:
-            break
+    text = _innermost_first(STYLE_MACRO, r"\1", without_html(text))
     text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
-    if keep_bold:
-        return text.replace("`", "").strip()
-    return text.translate(_EMPHASIS).strip()
+    text = text.replace("`", "")
+    return (text if keep_bold else text.replace("*", "")).strip()
 
 
 def without_html(text: str) -> str:
@@ -234,13 +215,20 @@ def without_html(text: str) -> str:
 def plain_math(text: str) -> str:
     """Inline LaTeX as the Unicode an option text is written in (`2\\sqrt{3}` is 2√3), so an
     answer in LaTeX names an option as one written in Unicode does."""
-    for _ in range(MAX_LATEX_DEPTH):  # one level of nested roots a pass
-        previous = text
-        text = _LATEX_ROOT.sub(lambda m: "√" + _bare(m.group(1)), text)
-        if text == previous:
-            break
+    text = _innermost_first(_LATEX_ROOT, lambda m: "√" + _bare(m.group(1)), text)
     for command, symbol in _LATEX_SYMBOLS.items():
         text = text.replace(command, symbol)
+    return text
+
+
+def _innermost_first(
+    macro: re.Pattern[str], repl: str | Callable[[re.Match[str]], str], text: str
+) -> str:
+    """`text` with `macro` replaced one level of nesting a pass, at most `MAX_LATEX_DEPTH`."""
+    for _ in range(MAX_LATEX_DEPTH):
+        previous, text = text, macro.sub(repl, text)
+        if text == previous:
+            break
     return text
 
 

@@ -37,14 +37,11 @@ _SENTENCE_END = re.compile(
 )
 # a month's abbreviation before its day: "signed on Sept. 22, 1998"
 MONTH_ABBREVIATIONS = r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec"
-_ABBREVIATED = re.compile(
-    rf"\b(?:[A-Z]|Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|vs|etc|e\.g|i\.e|{MONTH_ABBREVIATIONS})\.$"
-)
+# words whose abbreviation ends with a period: "Dr.", "Inc.", "Sept."
+_SHORTENED = rf"Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|etc|{MONTH_ABBREVIATIONS}"
+_ABBREVIATED = re.compile(rf"\b(?:[A-Z]|vs|e\.g|i\.e|{_SHORTENED})\.$")
 # a word abbreviation whose period belongs to an answer: "Acme Laboratories, Inc."
-_WORD_ABBREVIATION = re.compile(
-    rf"\b(?:Inc|Ltd|Co|Corp|Jr|Sr|Dr|Mr|Mrs|Ms|St|Ave|Blvd|Rd|No|etc|[ap]\.m|{MONTH_ABBREVIATIONS})\.$",
-    re.I,
-)
+_WORD_ABBREVIATION = re.compile(rf"\b(?:Ave|Blvd|Rd|[ap]\.m|{_SHORTENED})\.$", re.I)
 # initials that end an answer with their own period: "Washington, D.C."
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")
 # a parenthetical aside of several words, maybe holding a bracket: "(the vertex is (2, −1))";
@@ -62,15 +59,13 @@ _SUBJECT_VERB = re.compile(
 )
 # the part of a chart a subject names with its colour or label: "The orange segments"
 _CHART_PART = re.compile(
-    r"\s+(?:bars?|segments?|slices?|lines?|portions?|sections?|areas?|columns?|dots?|points?|"
-    r"wedges?|one|ones)$",
-    re.IGNORECASE,
+    r"\s+(?:bar|segment|slice|line|portion|section|area|column|dot|point|wedge|one)s?$", re.I
 )
 # a quantifier after what it counts: "2012 and 2016 both have ..."
 _FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
-# a sentence that opens by concluding: "Therefore ..."
 # a trailing clause naming where the answer was read: ", according to the label on the bar"
 _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
+# a sentence that opens by concluding: "Therefore ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 # a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
 _RESULT = re.compile(pattern("results"), re.IGNORECASE)
@@ -95,10 +90,7 @@ def sentences(text: str) -> list[str]:
     abbreviation ("Dr.") ends none. An abbreviation is looked for in the last piece alone, so a
     run of them is read in linear time."""
     groups: list[list[str]] = []
-    for piece in _SENTENCE_END.split(text.strip()):
-        piece = piece.strip()
-        if not piece:
-            continue
+    for piece in filter(None, (piece.strip() for piece in _SENTENCE_END.split(text.strip()))):
         if groups and _ABBREVIATED.search(groups[-1][-1]):
             groups[-1].append(piece)
         else:
@@ -127,11 +119,6 @@ def clauses(sentence: str) -> list[str]:
     while (opener := _LEADING_CONTEXT.match(sentence)) is not None:
         openers.append(sentence[: opener.end()].strip(" ,"))
         sentence = sentence[opener.end() :]
-    return [*_main_and_context(sentence), *reversed(openers)]
-
-
-def _main_and_context(sentence: str) -> list[str]:
-    """The clauses of a sentence that opens with no phrase of context."""
     cuts = [match.start() for match in _CONTEXT_CLAUSE.finditer(sentence) if match.start() > 0]
     bounds = [0, *cuts, len(sentence)]
     parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise(bounds)]
@@ -141,7 +128,7 @@ def _main_and_context(sentence: str) -> list[str]:
     ratio = re.search(r"\d\s$", head[:colon]) and head[colon + 2 : colon + 3].isdigit()
     if colon > 0 and len(head[:colon].split()) > 3 and not ratio:
         parts[0:1] = [head[:colon], head[colon + 2 :]]
-    return [part for part in parts if part] or [sentence.strip()]
+    return [*([part for part in parts if part] or [sentence.strip()]), *reversed(openers)]
 
 
 def stating_clause(
@@ -200,8 +187,9 @@ def asked_sentence(question: str) -> str:
 
 def hedges_after(text: str, span: str) -> bool:
     """Whether, after the span that states a value, the text offers another ("it might be 10")."""
-    at = text.rfind(span.strip(" .")) if span.strip(" .") else -1
-    return at >= 0 and reading_of(text).has("hedged_value", at + len(span.strip(" .")))
+    stated = span.strip(" .")
+    at = text.rfind(stated) if stated else -1
+    return at >= 0 and reading_of(text).has("hedged_value", at + len(stated))
 
 
 def settled_part(text: str, keep_asides: bool = False) -> str:
@@ -215,10 +203,10 @@ def settled_part(text: str, keep_asides: bool = False) -> str:
 def states_reading(text: str) -> bool:
     """Whether a text names a reading of its own (a word in capitals, a capitalised word after
     its first, a number or a quoted word) rather than only commenting ("but it is faded")."""
-    words = text.split()
+    words = [word.strip(".,;:!?") for word in text.split()]
     return bool(
-        any(_CAPITALISED.fullmatch(word.strip(".,;:!?")) for word in words[1:])
-        or any(word.strip(".,;:!?").isupper() and len(word.strip(".,;:!?")) > 1 for word in words)
+        any(_CAPITALISED.fullmatch(word) for word in words[1:])
+        or any(word.isupper() and len(word) > 1 for word in words)
         or re.search(r"\d", text)
         or QUOTED.search(text)
     )
@@ -231,13 +219,15 @@ def subject_answer(text: str, question: str) -> str | None:
     if not _ASKS_WHICH.match(question or ""):
         return None
     parts = [p for sentence in sentences(text) for p in reading_of(sentence).parts("conclusion")]
+    asked = content_words(question)
+    ranked = asked & _RANKS  # "the second highest" is not "the highest"
     for clause in (main_clause(parts[0]), *reversed(parts[1:])) if parts else ():
+        clause = settled_part(clause, keep_asides=True).strip()  # "X grew, but Y grew the most"
         verb = _SUBJECT_VERB.search(clause) or _asked_verb(clause, question)
         if verb is None or verb.start() == 0:
             continue
         predicate = content_words(clause[verb.end() :])
-        ranked = content_words(question) & _RANKS  # "the second highest" is not "the highest"
-        if predicate & content_words(question) and ranked <= predicate:
+        if predicate & asked and ranked <= predicate:
             subject = clause[: verb.start()]
             opening = _CONCLUDES.match(subject)  # "So Services employs the most people."
             subject = subject[opening.end() :].lstrip(" ,") if opening else subject

@@ -99,7 +99,8 @@ class Mark:
     start: int
     end: int
     text: str
-    # the named group that matched ("yes", "no", "o4" for "fourth"), else the kind
+    # the named group that matched ("yes", "no", "o4" for "fourth"; each is outermost, so it
+    # is the match's last group), else the kind
     says: str
 
 
@@ -123,12 +124,10 @@ class Reading:
         return bool(self.marks(kind, start))
 
     def first(self, kind: str, start: int = 0) -> Mark | None:
-        found = self.marks(kind, start)
-        return found[0] if found else None
+        return found[0] if (found := self.marks(kind, start)) else None
 
     def last(self, kind: str) -> Mark | None:
-        found = self.marks(kind)
-        return found[-1] if found else None
+        return found[-1] if (found := self.marks(kind)) else None
 
     def after_last(self, kind: str) -> str | None:
         """The text after the last mark of a kind; None when there is none."""
@@ -157,13 +156,8 @@ def reading_of(text: str) -> Reading:
 
 def _marks(text: str, kind: str, start: int = 0) -> list[Mark]:
     found = [
-        Mark(kind, match.start(), match.end(), match.group(), _says(match, kind))
+        Mark(kind, match.start(), match.end(), match.group(), match.lastgroup or kind)
         for name in MARKS[kind]
         for match in globals()[name].finditer(text, start)
     ]
     return sorted(found, key=lambda mark: (mark.start, mark.end))
-
-
-def _says(match: re.Match[str], kind: str) -> str:
-    named = [name for name, value in match.groupdict().items() if value is not None]
-    return named[0] if named else kind

@@ -61,15 +61,14 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     numbers |= {
         round(value * _UNIT_SCALE[unit.lower()], 2)
         for numeral, unit in _QUANTITY.findall(key)
-        if unit.lower() in _UNIT_SCALE and (value := number_value(numeral)) is not None
+        if (value := number_value(numeral)) is not None
     }
     for gold in golds:
         value = parse_number(gold) if is_plain_number(gold) else None
-        if value is not None and not value.percent:
-            if round(value.value, 2) in numbers:
+        if value is None or value.percent:
+            if _states_text(key, gold.strip().lower()):
                 return True
-            continue
-        if _states_text(key, gold.strip().lower()):
+        elif round(value.value, 2) in numbers:
             return True
     return False
 
@@ -96,9 +95,7 @@ def _sentence_at(text: str, part: str) -> str:
 def _states_text(answer: str, gold: str) -> bool:
     """Whether the answer states `gold` as whole words ("methylbenzene" is not "benzene"), not
     only to reject it."""
-    if not gold:
-        return False
-    return any(
+    return bool(gold) and any(
         not rejected_before(answer, match.start())
         for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
     )
@@ -119,24 +116,21 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
             if tails:
                 return min(tails, key=len).strip(".")
     lines = response.strip().strip(".").lower().split("\n")
-    key = None
-    for index, line in enumerate(lines):
+    for index, line in reversed(list(enumerate(lines))):
         last = index == len(lines) - 1
-        tail = shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))
-        key = tail if tail is not None else key
-    return key if key is not None else response.strip().lower()
+        if (tail := shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))) is not None:
+            return tail
+    return response.strip().lower()
 
 
 def _targets(target: str | Sequence[str]) -> list[str]:
-    if isinstance(target, str):
-        if target.strip().startswith("["):
-            try:
-                parsed = ast.literal_eval(target.strip())
-            except (ValueError, SyntaxError):
-                return [target]
-            return [str(item) for item in parsed] if isinstance(parsed, list) else [target]
-        return [target]
-    return [str(item) for item in target]
+    if not isinstance(target, str):
+        return [str(item) for item in target]
+    try:
+        parsed = ast.literal_eval(target.strip()) if target.strip().startswith("[") else None
+    except (ValueError, SyntaxError):
+        parsed = None
+    return [str(item) for item in parsed] if isinstance(parsed, list) else [target]
 
 
 def shortest_key_tail(lowered: str, indicators: tuple[str, ...] = KEY_INDICATORS) -> str | None:
