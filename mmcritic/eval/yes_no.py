@@ -127,7 +127,7 @@ def _reading_anywhere(core: Reading, question: str) -> str | None:
 
 def _concluded(core: Reading) -> str | None:
     """The yes or no the answer's last conclusion opens with ("..., so yes, x = 45"), when it
-    is the answer's last and stands alone ("so no other bar" says no no)."""
+    is the answer's last and stands alone ("so no other bar" states no "no")."""
     conclusion, answer = core.last("conclusion"), core.last("yes_no")
     if conclusion is None or answer is None or answer.start < conclusion.end:
         return None

@@ -63,9 +63,9 @@ def substring_match(
     if offered.has("alternatives") or offered.has("two_readings") or two:
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     # a value beside a count is read for a number only: "what is written" asks for no value
-    numeric = any(holds_digit(str(target)) for target in targets)
-    beside = _value_beside_a_count(prediction, question) if numeric else None
-    counted = stated_count(prediction, question) or beside
+    counted = stated_count(prediction, question)
+    if not counted and any(holds_digit(str(target)) for target in targets):
+        counted = _value_beside_a_count(prediction, question)
     prediction = counted or _first_line_reading(prediction)
     settled = settled_part(prediction)
     # "... 48, 52 and 60 ..., so the tallest is 60"
