@@ -1356,3 +1356,116 @@ def test_a_total_told_after_its_parts_is_the_value() -> None:
 def test_the_subject_after_a_turn_is_the_one_named() -> None:
     answer = "Lamb fell. Beef rose a lot, but pork rose the most, so the largest rise is pork."
     assert not relaxed_match(answer, "Beef", question="Which meat rose the most?")
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "gold"),
+    [
+        # a reason after "as" is not the answer
+        (
+            "The mode is 8, as it appears three times in the 'Number of pets' column.",
+            "What is the mode of the numbers?",
+            "8",
+        ),
+        # a participle saying what was counted
+        (
+            "4, counting the cars in the two lanes before the stop line.",
+            "How many cars are waiting at the red light?",
+            "4",
+        ),
+        # a comparative after the counted noun: the noun is "points", not "higher"
+        (
+            "In 2017 the rating was 64%, and in 2020 it was 42%. That's a gap of 22 percentage "
+            "points.",
+            "How many percentage points higher was the rating in 2017 than in 2020?",
+            "22",
+        ),
+        # a phrase after several values sums them up; "Spending" is the subject, not a gerund
+        (
+            "Spending rose from $618 billion in 2015 to $760 billion in 2020, an increase of $142 "
+            "billion.",
+            "By how much did spending increase from 2015 to 2020, in billions?",
+            "142",
+        ),
+        # a phrase after one value says what it is
+        ("The total is 37, a rise of 5 from last year.", "What is the total?", "37"),
+        # the part of the things counted, under another name, that the question asks about
+        (
+            "There are 5 people visible in total, and 2 of them are on the right sidewalk.",
+            "How many pedestrians are on the sidewalk to the right?",
+            "2",
+        ),
+    ],
+)
+def test_a_value_beside_the_answer_is_not_read_for_it(
+    response: str, question: str, gold: str
+) -> None:
+    assert numeric_match(response, gold, question=question)
+    assert relaxed_match(response, gold, question=question)
+
+
+def test_two_bold_readings_joined_by_or_are_a_hedge() -> None:
+    question = "Which age group has the lowest share?"
+    hedged = "The lowest share is in the **50-64** or the **65+** group; the bars are close."
+    assert not relaxed_match(hedged, "65+", question=question)
+    assert not relaxed_match(hedged, "50-64", question=question)
+    assert relaxed_match("The lowest share is in the **65+** group.", "65+", question=question)
+
+
+def test_a_label_is_read_after_the_words_naming_its_kind() -> None:
+    question = "Which age group is most likely to use TikTok?"
+    said = "Adults ages 18-29 are the most likely to use TikTok, at 62%."
+    assert relaxed_match(said, "18-29", question=question)
+    assert not relaxed_match("Adults ages 30-49 are the most likely.", "18-29", question=question)
+    assert not relaxed_match("Not 18-29.", "18-29", question=question)
+
+
+def test_a_closing_pronoun_clause_restating_the_question_is_not_the_answer() -> None:
+    said = "The 'From' line shows J. T. Winebrenner, so he's the sender."
+    assert text_answer(said, "Who is the sender of the memo?") == "J. T. Winebrenner"
+    # a closing clause that adds more than the question asked stays part of the reading
+    kept = "The 'From' line shows J. T. Winebrenner, so he's the one who wrote the report."
+    assert text_answer(kept, "Who is the sender of the memo?") != "J. T. Winebrenner"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "La lettre est adressée à Mr. Harold Turner.",
+        "La carta está dirigida a Mr. Harold Turner.",
+        "A carta é endereçada a Mr. Harold Turner.",
+        "The letter is addressed to Mr. Harold Turner.",
+    ],
+)
+def test_a_passive_before_the_name_is_passed_in_every_language(said: str) -> None:
+    assert text_answer(said, "Who is the recipient of the letter?") == "Mr. Harold Turner"
+
+
+def test_a_root_in_the_gold_is_part_of_its_value() -> None:
+    assert not math_equal("6", "6√3")
+    assert math_equal("6√3", "6√3")
+    assert math_equal("The longer leg is √108.", "6√3")
+
+
+def test_a_refusal_in_a_contraction_picks_no_option() -> None:
+    refusal = (
+        "I'm not able to provide a medical diagnosis from this image. Please consult a doctor."
+    )
+    assert read_choice(refusal, ["A", "B"], ["yes", "no"]).letter is None
+    assert yes_no(refusal) not in ("yes", "no")
+
+
+def test_reasoning_cut_off_at_a_clause_subject_picks_nothing() -> None:
+    cut = (
+        "Comparing the images: the reference shows a white kitten on a blue blanket. The second "
+        "image shows a white kitten lying on a blue blanket, and the third image shows"
+    )
+    assert read_choice(cut, ["A", "B"], ["the second image", "the third image"]).letter is None
+
+
+def test_a_revised_verdict_naming_the_better_response_is_the_verdict() -> None:
+    critique = (
+        "Response 1 is better. Hmm, wait — Response 2 also mentions the umbrella, which "
+        "Response 1 leaves out. So Response 2 is more complete and is the better response."
+    )
+    assert parse_judgement(critique).choice == "2"

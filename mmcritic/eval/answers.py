@@ -26,14 +26,13 @@ from mmcritic.reading.statements import (
     clauses,
     content_words,
     main_clause,
+    offers_two_marked,
     sentences,
     stating_clause,
     topic_words,
 )
 from mmcritic.reading.structure import reading_of
 
-# a box opened and never closed: the response was cut off inside it
-_OPEN_BOX = re.compile(r"\\boxed\s*\{[^{}]*$")
 # what states no value of the answer: a value it sets aside after its own ("the answer is 2, not
 # 3") or a rate's base ("10 per 1,000"); no match starts inside a run of whitespace, which would
 # cost time quadratic in the run's length
@@ -47,7 +46,7 @@ _ENDING_FRACTION = re.compile(
 # scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits,
 # where each start would read the same number again
 _TIMES_TEN = re.compile(
-    r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:×|\\times|\\cdot|·|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
+    r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:[×·*x]|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
 MAX_DIGITS = 300
 # an exponent of more digits than this puts any nonzero value beyond float range
@@ -104,7 +103,7 @@ _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
 )
 # a unit's power, not a digit of the number: "25.1 cm²" states 25.1 (NFKC would make it cm2)
-_UNIT_POWER = re.compile(r"(?<=[A-Za-z])[²³¹⁴]|(?<=[A-Za-z])\^\{?[234]\}?")
+_UNIT_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
 # the verb after which a sentence states its value, a copula in any language: "was 24.9%"
 _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
@@ -113,10 +112,11 @@ _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 _TOTAL = re.compile(
     r"\b(?:so|making|which\s+makes|(?:for\s+)?a\s+total\s+of|total(?:ling)?)\s+(\d[\d,]*)\b", re.I
 )
-# a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
-# comma after a label, or an operator after a space (a sum left open, not "C++")
+# a response cut off before its value, once stripped: it ends on a word left open ("is"), an "=",
+# a dash or comma after a label, an operator after a space (a sum left open, not "C++"), or
+# inside a box it opened and never closed
 _DANGLING = re.compile(
-    rf"\b{pattern('dangling_words')}\s*$|[=:,–—×÷]\s*$|\s[-+*/]\s*$", re.IGNORECASE
+    rf"(?:\b{pattern('dangling_words')}|[=:,–—×÷]|\s[-+*/]|(?-i:\\boxed)\s*\{{[^{{}}]*)$", re.I
 )
 # an equation as the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
@@ -134,8 +134,10 @@ _OF_THEM = re.compile(
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
 # "How many blue cups are in the image?": the counted noun is the word before the verb
+# "How many percentage points higher was ...": the noun before a comparative
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
+    r"(?:(?:more|less|[a-z]+er)\s+)?"
     r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there)\b",
     re.IGNORECASE,
 )
@@ -150,11 +152,11 @@ _COUNTS_THINGS = re.compile(
     re.IGNORECASE,
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
-_MATH_VALUE = re.compile(r"\d|π|√|\\(?:pi|sqrt|frac)\b")
+_MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: "octagonal" for "octagon"
 _INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
-_LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*(.*\d.*)$")
+_LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*([^=]*\d[^=]*)$")
 # a spelling read as the language's other one ("colour" as "color"), from the language data
 _BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in pairs("spellings"))
 _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
@@ -169,14 +171,15 @@ def answer_span(response: str, question: str | None = None) -> str:
     if (stated := stated_answer(response)) is not None:
         return stated
     region = answer_region(response)
-    if bold := [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]:
+    bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
+    if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
     if is_cut_off(text):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
     equated = [at for at, line in enumerate(lines) if "=" in line]
-    labelled = _LABELLED_VALUE.match(lines[-1]) if lines and "=" not in lines[-1] else None
+    labelled = _LABELLED_VALUE.match(lines[-1]) if lines else None
     # "x = 2\ny = 3\nIntersection: (2, 3)", "...\n\nChromatic number: 2": the labelled result
     if labelled and (equated or (len(lines) > 1 and _restates(lines[-1], question))):
         return labelled.group(1).strip()
@@ -211,8 +214,17 @@ def answer_span(response: str, question: str | None = None) -> str:
     concluded = reading_of(clause).parts("conclusion")[-1]
     clause = concluded if holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
-    tail = _WHAT_IT_IS.split(clause[verb.end() :])[0] if verb else clause  # "37, the size ..."
+    tail = _stated_before_appositive(clause[verb.end() :]) if verb else clause
     return tail.strip() if holds_digit(tail) else clause.strip()
+
+
+def _stated_before_appositive(tail: str) -> str:
+    """What a verb states before a noun phrase saying what its value is ("37, the size ..."),
+    unless several values come first and the phrase sums them up with its own ("from $618
+    billion to $760 billion, an increase of $142 billion")."""
+    head, *appositive = _WHAT_IT_IS.split(tail, maxsplit=1)
+    several = len(_THOUSANDS_OR_NUMBER.findall(head)) > 1
+    return appositive[0] if appositive and several and holds_digit(appositive[0]) else head
 
 
 def _restates(line: str, question: str | None) -> bool:
@@ -233,7 +245,7 @@ def _without_condition(line: str) -> str:
 def is_cut_off(text: str) -> bool:
     """Whether a response stops before its value, on "is", "equals", "=", "of", "the" ..., or
     inside a box it opened ("the maximum value is $\\boxed{")."""
-    return _DANGLING.search(text.strip()) is not None or _OPEN_BOX.search(text) is not None
+    return _DANGLING.search(text.strip()) is not None
 
 
 def _equated_value(sentence: str, question: str | None) -> str:
@@ -301,12 +313,9 @@ def value_strength(clause: str) -> int:
     if count and not _COPULA.search(re.split(r"[;.]\s", words[count.end() :])[0]):
         return 0  # "There are 4 bars", not "8 appears three times, so the mode is 8"
     verb = _COPULA.search(clause)
-    if verb is None:
-        return 1
-    stated = clause[verb.end() :]
-    if len(_THOUSANDS_OR_NUMBER.findall(stated)) > 2:
+    if verb is None or len(_THOUSANDS_OR_NUMBER.findall(clause[verb.end() :])) > 2:
         return 1  # "The Total column lists 3,920, 4,105, 4,812 and 2,760": a list, not a value
-    return 2 if holds_digit(stated) else 0
+    return 2 if holds_digit(clause[verb.end() :]) else 0
 
 
 def stated_count(text: str, question: str | None) -> str | None:
@@ -328,7 +337,11 @@ def stated_count(text: str, question: str | None) -> str | None:
     if not found and len(numbered) > 1 and count.search(numbered[-2]):
         found = list(_OF_THEM.finditer(numbered[-1]))  # "5 bars in total; 3 of them exceed 40"
     if not found:
-        return None  # a later total that names no noun ("; adding 310 gives 1,560") answers
+        # the part of things counted under another name that the question asks about ("5 people
+        # in total, and 2 of them are on the right sidewalk"); else a later total that names no
+        # noun ("; adding 310 gives 1,560") answers
+        subset = _asked_subset(numbered[-1], 0, question or "") if numbered else None
+        return subset.group(1) if subset else None
     # the last count, unless the sentence then sums up ("..., so 5 in total")
     total = _TOTAL.search(numbered[-1], found[-1].end())
     subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
@@ -336,8 +349,7 @@ def stated_count(text: str, question: str | None) -> str | None:
     asks_total = _IN_TOTAL.search(question or "") is not None
     totalled = [m for m in found if asks_total and _IN_TOTAL.match(numbered[-1], m.end())]
     # the count a colon then breaks down: "There are 8 triangles: 4 small ones, ..., and 1 large"
-    listed = numbered[-1].find(": ")
-    broken_down = [m for m in found if m.end() <= listed]
+    broken_down = [m for m in found if m.end() <= numbered[-1].find(": ")]
     count_text = (total or subset or (totalled or broken_down or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
@@ -405,10 +417,11 @@ def _same_word(said: str, wanted: str) -> bool:
 
 def plain_words(text: str) -> str:
     """Lower-cased words without punctuation, the form answer and option texts compare in: a
-    minus before a number stays a word ("-2" is not "2"), a dotted abbreviation is one word, and
-    British spelling reads as American."""
+    minus before a number stays a word ("-2" is not "2"), a dotted abbreviation is one word,
+    accents are dropped ("Dalí" is "dali") and British spelling reads as American."""
     text = _DOTTED.sub(lambda match: match.group().replace(".", ""), fold(text))
-    signed = _NEGATIVE.sub(" minus ", without_accents(text).lower())
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    signed = _NEGATIVE.sub(" minus ", bare.lower())
     return " ".join(american_spelling(word) for word in _PUNCTUATION.sub(" ", signed).split())
 
 
@@ -420,12 +433,6 @@ def american_spelling(word: str) -> str:
     for british, american in _BRITISH_SPELLINGS:
         word = british.sub(american, word)
     return word
-
-
-def without_accents(text: str) -> str:
-    """Latin letters without their accents: "Dalí" reads as "Dali"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 @dataclass(frozen=True)
@@ -454,8 +461,7 @@ def parse_number(text: str) -> Number | None:
         return None
     last = matches[-1]
     fraction = _ENDING_FRACTION.search(cleaned[: last.end()])
-    in_date = cleaned[last.end() :].startswith("/")  # "3/4/2020"
-    if fraction and not in_date:
+    if fraction and not cleaned[last.end() :].startswith("/"):  # not in a date: "3/4/2020"
         whole, num, den = (integer_value(part or "0") for part in fraction.groups())
         if None in (whole, num, den):
             return None

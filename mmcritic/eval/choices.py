@@ -39,6 +39,7 @@ _LEADING_LETTER = re.compile(
     # "B, because ...": a capital and a comma before a rejection or a reason
     r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
 )
+# a letter in brackets of any kind is read as one in round brackets ("【B】" as "(B)")
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
 _NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
 # an option listed with a tick after it ("B. dog ✓"), and one declared the correct one
@@ -103,11 +104,13 @@ _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])
 _NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORECASE)
-# reasoning broken off at its next sentence's subject: "... a dark background. The second image"
+# reasoning broken off at its next sentence's or clause's subject: "... a dark background. The
+# second image", "..., and the third image shows"
 _SUBJECT_LEFT_OPEN = re.compile(
-    r"[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|Above|"
-    r"Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?"
-    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their))"
+    r"(?:[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|"
+    r"Above|Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?|,\s+(?:and|but|while|whereas)\s+)"
+    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their)"
+    r"|(?<=[a-z]\s)(?:the|this|that|its|their))"
     r"(?:\s+[\w'-]+){1,3}\s*$"
 )
 # a list of reasoning broken off at its next item's subject or name: "- ... door.\n- The
@@ -160,26 +163,17 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     letter, the first sentence's main clause or the last option named. Unlike MMMU's parser, no
     match gives None, not a random letter, so a score never depends on chance.
     """
-    core = _letters_marked(plain_math(fold(text)), letters)
-    core = core.lstrip(EDGE_PUNCTUATION + "\n\t").rstrip(_CLOSING_PUNCTUATION)
+    core = without_html(plain_math(fold(text))).translate(MARKUP).translate(_BRACKETS)
+    core = _NAMED_LETTER.sub(  # a letter named as an option in capitals: "choice a" as "choice (A)"
+        lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], core
+    )
     options = [plain_math(fold(str(option))) for option in options]  # both in one notation
     if options == list(letters):  # the options are the figure's points: "Point A" names A
-        core = _DIAGRAM_LABEL.sub(lambda label: label.group()[len(label.group(1)) :], core)
+        core = _DIAGRAM_LABEL.sub(lambda label: label.group()[-1], core)
+    # "The answer is (C). Wait — ... So the correct point is (B).": the reading after it, if any
     corrected = reading_of(core).after_last("correction")
-    if corrected is not None:  # "The answer is (C). Wait — ... So the correct point is (B)."
-        settled = _read(corrected, letters, options)
-        if settled.letter is not None:
-            return settled
-    return _read(core, letters, options)
-
-
-def _letters_marked(text: str, letters: Sequence[str]) -> str:
-    """The answer without markup or HTML, a letter in brackets of any kind as `(B)` ("【B】"),
-    and a letter named as an option in capitals ("choice a" as "choice (A)")."""
-    text = without_html(text).translate(MARKUP).translate(_BRACKETS)
-    return _NAMED_LETTER.sub(
-        lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], text
-    )
+    settled = None if corrected is None else _read(corrected, letters, options)
+    return settled if settled and settled.letter else _read(core, letters, options)
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
@@ -196,7 +190,7 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
 
 def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
     """A bare letter, an option declared correct, or an option named by its text."""
-    if len(core) == 1 and core.upper() in letters:
+    if len(core) == 1 and core.upper() in letters:  # "A" is A, even where C's text is "A"
         return Choice(core.upper(), "letter")
     # the options ticked in a list of the options ("B. dog ✓"), else those declared correct
     for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
@@ -383,14 +377,13 @@ def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[st
         for start in pattern.finditer(core):
             if any(a <= start.start() < b for a, b in echoes):
                 continue  # inside an echo that began with an earlier option
-            end, following = start.end(), first + 1
-            while following < len(labelled):
-                after = _ECHO_SEPARATOR.match(core, end).end()
-                nxt = labelled[following].match(core, after)
+            end = start.end()
+            for following in labelled[first + 1 :]:
+                nxt = following.match(core, _ECHO_SEPARATOR.match(core, end).end())
                 if nxt is None:
                     break
-                end, following = nxt.end(), following + 1
-            if following - first >= 2:
+                end = nxt.end()
+            if end > start.end():  # the next option followed
                 echoes.append((start.start(), end))
     for start, end in sorted(echoes, reverse=True):
         core = core[:start] + core[end:]
@@ -513,10 +506,8 @@ def _walks_through_options(core: str, letters: Sequence[str]) -> bool:
 def _opening_letter(core: str) -> tuple[str, int]:
     """The letter an answer opens with, marked as one (`B.`, `(B)`, `B:`), in capitals, and
     where its mark ends; ("", 0) when it opens with none."""
-    leading = _LEADING_LETTER.match(core)
-    if leading is None:
-        return "", 0
-    return next(group for group in leading.groups() if group).upper(), leading.end()
+    leading = _LEADING_LETTER.match(core)  # one group matches, the last to close
+    return (leading[leading.lastindex].upper(), leading.end()) if leading else ("", 0)
 
 
 def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
@@ -525,14 +516,12 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
     itself "cannot be determined", saying so may choose it."""
     if any(reading_of(option.lower()).has("cannot_tell") for option in options):
         return False
-    last = sentences(core)[-1:]
-    if not last:
-        return False
-    told = reading_of(last[0].lower()).first("cannot_tell")
-    none_fits = _NONE_FITS.search(last[0])
+    last = (sentences(core) or [""])[-1]
+    told = reading_of(last.lower()).first("cannot_tell")
+    none_fits = _NONE_FITS.search(last)
     if told is None and none_fits is None:
         return False
-    return not _named_letters(last[0][told.end if told else none_fits.end() :], letters)
+    return not _named_letters(last[told.end if told else none_fits.end() :], letters)
 
 
 def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -603,18 +592,15 @@ def _text_mentions(core: str, named: Iterable[tuple[str, str]]) -> list[tuple[st
     """(letter, start, end) of every mention of an option's text as whole words (case,
     punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
     sets against its pick."""
-    found = []
-    for letter, option in named:
-        if not plain_words(option):
-            continue
-        pattern = rf"(?<!\w){_text_pattern(option)}(?!\w|-\w)"  # not "three-pointers"
-        found += [
-            (letter, match.start(), match.end())
-            for match in re.finditer(pattern, core, re.IGNORECASE)
-            if not rejected_before(core, match.start())
-            and not _CONTRASTED_AFTER.match(core, match.end())
-        ]
-    return found
+    return [
+        (letter, match.start(), match.end())
+        for letter, option in named
+        if plain_words(option)
+        # not "three-pointers"
+        for match in re.finditer(rf"(?<!\w){_text_pattern(option)}(?!\w|-\w)", core, re.I)
+        if not rejected_before(core, match.start())
+        and not _CONTRASTED_AFTER.match(core, match.end())
+    ]
 
 
 def rejected_before(text: str, at: int) -> bool:
@@ -642,15 +628,11 @@ def _text_pattern(option: str) -> str:
         return r"\s*".join(re.escape(char) for char in option if not char.isspace())
     said = plain_words(option).split()
     article = len(said) > 1 and said[0] in ("the", "an")
-    words = [_word_pattern(word) for word in said[article:]]
+    forms = [(word, NUMBER_WORDS.get(word), SPELLED.get(word)) for word in said[article:]]
+    words = [f"(?:{'|'.join(re.escape(form) for form in each if form)})" for each in forms]
     if words and said[-1].isalpha():
         words[-1] += "(?:e?s)?"
     return (r"(?:(?:the|an?)\W+)?" if article else "") + r"\W+".join(words)
-
-
-def _word_pattern(word: str) -> str:
-    forms = (word, NUMBER_WORDS.get(word), SPELLED.get(word))
-    return f"(?:{'|'.join(re.escape(form) for form in forms if form)})"
 
 
 def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:

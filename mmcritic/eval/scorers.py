@@ -82,6 +82,7 @@ _VALUE_BESIDE = re.compile(
 # an answer glossed in brackets after CJK text: "12月（December）"
 _GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
 # a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
+_KIND_THEN_LABEL = re.compile(r"^(?:[^\W\d]+\s+){1,3}(?=\S*\d\S*$)")
 _DECIMAL_COMMA_VALUE = re.compile(r"^(-?\d+),(\d{1,2})$")
 _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
 # digits that end a label ("Q3", "FY2022"), which states no quantity
@@ -151,7 +152,11 @@ def relaxed_match(
         # "The sector with the highest growth is Technology (+18%)."
         candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
         glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
-        return any(plain_words(c) == wanted for c in (*candidates, *glosses) if c is not None)
+        # a label with digits after words naming its kind: "Adults ages 18-29" for "18-29"
+        labelled = re.search(r"\d", target) and not reading_of(stated[0]).has("negation")
+        labels = [_KIND_THEN_LABEL.sub("", stated[0])] if labelled else []
+        found = (*candidates, *glosses, *labels)
+        return any(plain_words(c) == wanted for c in found if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"
     if YEAR.fullmatch(target):
@@ -255,12 +260,12 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     span = answer_span(prediction, question)
     if reading_of(span).has("alternatives"):
         return False  # "So angle 1 is 65° or 115°."
-    golds = dict.fromkeys([str(target), _math_form(str(target))])  # "60 cm^3" is also 60
+    # "60 cm^3" is also 60; math-verify reads the gold's LaTeX form only, since it reads "6√3" as 6
+    gold = _math_form(str(target))
+    written = {squashed(str(target)), squashed(gold)}
     return any(
-        squashed(candidate) == squashed(gold) or _verify(candidate, gold)
+        squashed(candidate) in written or (gold and _verify(candidate, gold))
         for candidate in _math_candidates(prediction, span)
-        for gold in golds
-        if gold
     )
 
 

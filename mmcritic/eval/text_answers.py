@@ -28,12 +28,14 @@ from mmcritic.reading.statements import (
     clauses,
     content_words,
     main_clause,
+    offers_two_marked,
     sentences,
     settled_part,
     stating_clause,
     subject_answer,
     subject_restates,
     without_final_period,
+    without_restatement,
     without_source,
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
@@ -53,8 +55,9 @@ _LATER_COPULA = re.compile(
     r"^(?:[^\W\d_][\w-]*\s+){1,4}?(?:is|was|are|were|(?:appears|seems|looks)\s+to\s+be)\s+",
     re.IGNORECASE,
 )
-# a passive's participle and preposition before the answer: "(is) scheduled for October 14"
-_PASSIVE = re.compile(r"^[a-z]+(?:ed|en)\s+(?:for|to|by|on|at|in|from)\s+(?=\S)")
+# a passive's participle and preposition before the answer: "(is) scheduled for October 14",
+# "(est) adressée à"
+_PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
@@ -126,8 +129,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     labelled value, a count, its one number, or what follows its restatement of the question
     ("The total is $25.00." gives "$25.00"). A phrase with no verb is the answer itself, less the
     question's words before a number unless `keep_asked_words`; quotes and a final stop go."""
-    stated = stated_answer(response)
-    if stated is not None:
+    if (stated := stated_answer(response)) is not None:
         return _trimmed(stated)
     answer = _settled(clean_latex(answer_region(response), keep_bold=True))
     plain = clean_latex(LATEX_INLINE.sub(r"\1", answer))
@@ -135,9 +137,8 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if not lines:
         return ""
     emphasis = BOLD.findall(answer) or ITALIC.findall(answer)
-    marked = [span for span in emphasis if not span.rstrip().endswith(":")]
-    if marked:
-        return _trimmed(marked[-1])
+    if marked := [span for span in emphasis if not span.rstrip().endswith(":")]:
+        return "" if offers_two_marked(answer, marked[-1]) else _trimmed(marked[-1])
     if lines[0].endswith(":") and len(lines) > 1:
         return _trimmed(lines[1])
     commented = _DASHED_COMMENT.match(lines[0])
@@ -145,10 +146,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         return _trimmed(commented.group(1))  # "Linda Reeves — her name appears in the box"
     if 1 < len(lines) <= 3 and all(_is_name_part(line) for line in lines):
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
-    if _closes_label_lines(lines):
-        return _trimmed(lines[-1])  # "Men: 45%\nWomen: 51%\n\nWomen"
-    labelled = _labelled_value(lines, question)
-    if labelled is not None:
+    if (labelled := _labelled_value(lines, question)) is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
     said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
     if said is not None:
@@ -180,15 +178,17 @@ def _narrowed(sentence: str) -> str | None:
 
 def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> str:
     """The answer in the answering sentence: a quoted span, a labelled value, the one Latin run
-    of a CJK sentence, a count, else what its main clause states."""
-    sentence = without_source(sentence)
-    quoted = [double or single for double, single in _QUOTED.findall(sentence)]
-    if quoted:
+    of a CJK sentence, a count, else from its main clause a year the sentence states alone, the
+    one phone number or the subject the question asks for, else what the clause states."""
+    sentence = without_restatement(without_source(sentence), question)
+    if quoted := [double or single for double, single in _QUOTED.findall(sentence)]:
         return _trimmed(_without_title(quoted[-1], question))
-    label = _label(sentence)
-    if label is not None:
+    if (label := _label(sentence)) is not None:
         return _trimmed(label[1])
-    sentence = _after_colon_restating(sentence, question) or sentence  # "it is a 2: the zip ..."
+    # after a colon, a part that restates the question: "it is a 2: the zip code is 27102"
+    head, _, tail = sentence.rpartition(": ")
+    if head and content_words(tail) & content_words(question) and not _is_bare(tail):
+        sentence = tail
     latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
     if len(latin) == 1:
         return _trimmed(latin[0])  # "报告由 Marketing Research Department 编写。"
@@ -197,8 +197,17 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     if counts and (counted := stated_count(sentence, question)) is not None:
         return counted  # "a total of 250 cigarettes were tested, 25 from each ..."
     clause = _answering_clause(sentence, question)
-    value = _clause_value(clause, question, sentence)
-    return value if value is not None else _clause_tail(clause, question, keep_asked_words)
+    years = _YEAR.findall(clause) or _YEAR.findall(sentence)  # "..., and it was in 1985"
+    if _ASKS_YEAR.search(question) and len(set(years)) == 1:
+        return years[0]  # "Sales peaked in 1986 at $4.2 million"
+    phones = _PHONE.findall(clause)
+    if len(phones) == 1:
+        return phones[0]  # "For inquiries, please call (212) 555-0143"
+    # "Marlboro had the highest market share in 1985 at 22.1%", but not "The meeting is ..."
+    subject = subject_answer(clause, question) if _ASKS_WHICH_OR_WHO.match(question) else None
+    if subject and not content_words(subject) & content_words(question):
+        return _trimmed(subject)
+    return _clause_tail(clause, question, keep_asked_words)
 
 
 def _answering_clause(sentence: str, question: str) -> str:
@@ -213,26 +222,8 @@ def _answering_clause(sentence: str, question: str) -> str:
     if value_strength(stated) > 0:
         return stated
     parts = [part for clause in clauses(sentence) for part in re.split(r"\s+and\s+", clause)]
-    restating = [
-        part for part in parts if not holds_digit(part) and subject_restates(part, question)
-    ]
-    return restating[-1] if restating else stated
-
-
-def _clause_value(clause: str, question: str, sentence: str) -> str | None:
-    """A year the sentence states alone, a phone number or the subject the question asks for,
-    where the clause states exactly one."""
-    years = _YEAR.findall(clause) or _YEAR.findall(sentence)  # "..., and it was in 1985"
-    if _ASKS_YEAR.search(question) and len(set(years)) == 1:
-        return years[0]  # "Sales peaked in 1986 at $4.2 million"
-    phones = _PHONE.findall(clause)
-    if len(phones) == 1:
-        return phones[0]  # "For inquiries, please call (212) 555-0143"
-    # "Marlboro had the highest market share in 1985 at 22.1%", but not "The meeting is ..."
-    subject = subject_answer(clause, question) if _ASKS_WHICH_OR_WHO.match(question) else None
-    if subject and not content_words(subject) & content_words(question):
-        return _trimmed(subject)
-    return None
+    restating = (p for p in reversed(parts) if not holds_digit(p) and subject_restates(p, question))
+    return next(restating, stated)
 
 
 def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
@@ -245,10 +236,8 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
             return _trimmed(LEADING_ARTICLE.sub("", addressed))
         if keep_asked_words:
             return _trimmed(clause)  # "Room 201" as written
-        restated = _value_restating(clause, question)
-        if restated is not None:
-            return restated  # "64% of respondents agreed" for "What percentage ... agreed?"
-        return _trimmed(_without_asked_words(clause, question))  # "Summary of Results"
+        # "64% of respondents agreed" for "What percentage ... agreed?"; "Summary of Results"
+        return _value_restating(clause, question) or _without_asked_words(clause, question)
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
@@ -291,9 +280,7 @@ def _answer_lines(text: str, question: str) -> list[str]:
     | May 5 |" is "Date: May 5"); only the last line when it is a sentence that restates the
     question after a list."""
     lines = []
-    for line in (line.strip() for line in text.splitlines()):
-        if not line:
-            continue
+    for line in filter(None, map(str.strip, text.splitlines())):
         cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
         if len(cells) > 1:
             line = f"{cells[0]}: {', '.join(cells[1:])}"
@@ -307,9 +294,14 @@ def _answer_lines(text: str, question: str) -> list[str]:
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:
-    """Of several label lines ("Subtotal: $1,200.00", "Total due: $1,245.00"), the value of the
-    one whose label restates the question; None unless there are several and one does."""
-    labelled = [label for line in lines if (label := _label(line)) is not None]
+    """The short bare line that label lines end on, the answer they lead to ("Men: 45%\nWomen:
+    51%\n\nWomen"); else of several label lines ("Subtotal: $1,200.00", "Total due: $1,245.00"),
+    the value of the one whose label restates the question; None when neither."""
+    labels = [_label(line) for line in lines]
+    closes = len(lines) > 1 and all(labels[:-1]) and labels[-1] is None
+    if closes and len(lines[-1].split()) <= 4 and _is_bare(lines[-1]):
+        return lines[-1]
+    labelled = [label for label in labels if label is not None]
     if len(labelled) < 2:
         return None
     wanted = content_words(question)
@@ -317,27 +309,10 @@ def _labelled_value(lines: list[str], question: str) -> str | None:
     return value if wanted & content_words(label) else None
 
 
-def _closes_label_lines(lines: list[str]) -> bool:
-    """Whether label lines ("Men: 45%", "Women: 51%") end on a short bare line of their own:
-    the answer they lead to."""
-    last = lines[-1]
-    labels = all(_label(line) is not None for line in lines[:-1])
-    short = len(last.split()) <= 4 and _is_bare(last)
-    return len(lines) > 1 and labels and _label(last) is None and short
-
-
 def _label(line: str) -> tuple[str, str] | None:
     """(label, value) of a label line of at most three words ("Total due: $1,245.00")."""
     found = _LABEL.match(line)
     return (found[1], found[2]) if found and len(found[1].split()) <= 3 else None
-
-
-def _after_colon_restating(sentence: str, question: str) -> str | None:
-    """The part after a colon when that part restates the question ("it is a 2: the zip code
-    is 27102" for "What is the zip code ...?"); None otherwise."""
-    head, _, tail = sentence.rpartition(": ")
-    restates = head and content_words(tail) & content_words(question)
-    return tail if restates and not _is_bare(tail) else None
 
 
 def _in_range(clause: str, question: str) -> str | None:
@@ -414,14 +389,14 @@ def _value_restating(phrase: str, question: str) -> str | None:
 
 def _without_asked_words(phrase: str, question: str) -> str:
     """A phrase less the question's words it opens with, when a number follows them ("Page 14"
-    for "What is the page number?")."""
+    for "What is the page number?"), trimmed."""
     words = phrase.split()
     asked = {word.removesuffix("s") for word in content_words(question)}
     cut, most = 0, min(2, len(words) - 1)
     while cut < most and words[cut].lower().strip(".,:").removesuffix("s") in asked:
         cut += 1
     rest = " ".join(words[cut:])
-    return rest if cut and re.search(r"\d", rest) else phrase
+    return _trimmed(rest if cut and re.search(r"\d", rest) else phrase)
 
 
 def _after_restated(clause: str, question: str) -> str | None:
@@ -450,18 +425,17 @@ def _before_trailing_place(tail: str, question: str) -> str:
 
 
 def _after_key_phrase(sentence: str) -> str:
-    """The shortest tail after the first occurrence of any key phrase in a sentence."""
+    """The shortest tail after the first occurrence of any key phrase in a sentence, past a
+    passive's participle ("est adressée à")."""
     lowered = f" {sentence.lower()}"
     tails = [
         sentence[at + len(word) - 1 :]
         for word in _TEXT_KEY_PHRASES
         if (at := lowered.find(word)) >= 0
     ]
-    return min(tails, key=len) if tails else sentence
+    return _PASSIVE.sub("", min(tails, key=len)) if tails else sentence
 
 
 def _trimmed(span: str) -> str:
     span = span.strip().strip("\"'“”*").strip().rstrip(",;").strip()
-    if span.endswith(".") and not span.endswith(".."):
-        span = without_final_period(span)
-    return span.strip()
+    return (span if span.endswith("..") else without_final_period(span)).strip()

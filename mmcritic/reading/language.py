@@ -50,6 +50,7 @@ KINDS = {
     "value_verbs": "pattern: a verb other than a copula before a stated value ('equals')",
     "sources": "pattern: what opens a clause naming where the answer was read ('as stated in')",
     "totals": "pattern: what says a count is the total ('in total', 'altogether')",
+    "passives": "pattern: a passive's participle and preposition ('addressed to', 'adressée à')",
     "agents": "words: what names who did it in a passive sentence ('by', 'par')",
     "dated": "words: what gives a document's date after its verb ('dated', 'daté du')",
     "apologies": "words: an apology opening an answer ('sorry')",

@@ -27,9 +27,14 @@ _CONTEXT_CLAUSE = re.compile(
     re.IGNORECASE,
 )
 # a phrase that opens a sentence with its context: "According to the chart, ...", "Of the 6
-# samples listed, ..."
+# samples listed, ..."; a gerund opens one with its object or a preposition ("Adding the tax"),
+# not as a noun that is the subject ("Spending rose from ...")
+_GERUND = (
+    r"[A-Z][a-z]{2,}ing(?=\s+[$€£\d]|\s+(?:the|an?|all|each|both|th[eo]se|this|its|their"
+    r"|at|up|over|through|across|from|to|in|on|by|with|for|out|along|down)\b)"
+)
 _LEADING_CONTEXT = re.compile(
-    r"^(?:[A-Z][a-z]{2,}ing|After|Before|Including|Excluding|According\s+to|Out\s+of|Of|Among)\b"
+    rf"^(?:{_GERUND}|After|Before|Including|Excluding|According\s+to|Out\s+of|Of|Among)\b"
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _SENTENCE_END = re.compile(
@@ -50,6 +55,12 @@ LONG_ASIDE = re.compile(
     r"\s*(?<!\\)\((?!\s*(?:or|maybe|possibly|perhaps)\b)(?=[^()]*\s[^()]*\s)"
     r"(?:[^()]|\([^()]*\)){8,}\)",
     re.I,
+)
+# a closing clause naming the answer by a pronoun: ", so he's the sender", ", which is the total"
+_PRONOUN_CLOSE = re.compile(
+    r",?\s+(?:(?:so|and)\s+(?:he|she|it|they|this|that)(?:['’]s|\s+(?:is|was|are|were))|which\s+is)"
+    r"\s+(?P<rest>[^,;]*?)[.!]?$",
+    re.IGNORECASE,
 )
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SUBJECT_VERB = re.compile(
@@ -103,6 +114,21 @@ def without_source(sentence: str) -> str:
     given under "Contact" at the bottom"): such a clause never states the answer."""
     source = _SOURCE_CLAUSE.search(sentence)
     return sentence[: source.start()] if source and source.start() > 0 else sentence
+
+
+def without_restatement(sentence: str, question: str) -> str:
+    """The sentence without a closing clause that only restates the question about its answer
+    by a pronoun ("J. T. Winebrenner, so he's the sender" for "Who is the sender?")."""
+    close = _PRONOUN_CLOSE.search(sentence)
+    restates = close and close.start() and content_words(close["rest"]) <= content_words(question)
+    return sentence[: close.start()] if restates else sentence
+
+
+def offers_two_marked(text: str, span: str) -> bool:
+    """Whether the last sentence holding a marked (bold) span offers it as one of two readings
+    ("the **50-64** or the **65+** group"): then it is no answer."""
+    sentence = next((part for part in reversed(sentences(text)) if span in part), "")
+    return reading_of(sentence).has("two_readings")
 
 
 def main_clause(sentence: str) -> str:

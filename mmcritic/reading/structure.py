@@ -49,10 +49,12 @@ _VALUE_OR_VALUE = re.compile(
 )
 # two values of one label joined by "or": "July 8 or July 9"
 _LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
-# two quoted, capitalised or coded readings joined by "or": "FRESH or FRESCO", "B12 or B17"
+# two quoted, bold, capitalised or coded readings joined by "or": "FRESH or FRESCO", "B12 or
+# B17", "the **50-64** or the **65+** group"
 _CODE = r"(?:[A-Z]{2,}|[A-Z]+\d\w*)"
 _QUOTED_OR = re.compile(
     rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+or\s+[\"“]|['‘][^'’\n]{{1,60}}['’],?\s+or\s+['‘]"
+    r"|\*\*[^*\n]{1,60}\*\*,?\s+or\s+(?:the\s+)?\*\*"
     rf"|\b{_CODE},?\s+or\s+{_CODE}\b"
 )
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
