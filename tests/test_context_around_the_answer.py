@@ -1367,9 +1367,9 @@ def test_the_subject_after_a_turn_is_the_one_named() -> None:
             "What is the mode of the numbers?",
             "8",
         ),
-        # a participle saying what was counted
+        # a participle saying what was counted, under another name than the question's
         (
-            "4, counting the cars in the two lanes before the stop line.",
+            "4, counting the vehicles stopped in the two lanes before the stop line.",
             "How many cars are waiting at the red light?",
             "4",
         ),
