@@ -34,12 +34,6 @@ _QUALIFIERS = frozenset(["second", "third", "fourth", "fifth", "least", "almost"
 # "yes and no", "yes or no": both, so neither
 _BOTH = "both"
 _BOTH_YES_NO = re.compile(r"^(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")
-_YES_WORDS = r"yes|yeah|yep|correct|true|right|indeed|certainly"
-_NO_WORDS = r"no|nope|nah|not|incorrect|false|wrong|isn't|doesn't|don't|aren't|wasn't|cannot"
-_LEADING_YES_NO = re.compile(
-    rf"^(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:(?P<no>not\s+(?:correct|true|right)|"
-    rf"{_NO_WORDS})|(?P<yes>{_YES_WORDS}))\b"
-)
 _ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
 # "possibly yes, possibly no": both offered, neither chosen
 _YES_OR_NO = re.compile(
@@ -47,9 +41,9 @@ _YES_OR_NO = re.compile(
     r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
     r"|\b(?P<modal>may|might|could|can)\s+or\s+(?P=modal)\s*not\b"  # "it may or may not be"
 )
-# yes or no opening an answer in another language: "Nein." (a bare Spanish "si" only before
-# punctuation: it is also "if")
-_FOREIGN_YES_NO = re.compile(
+# yes or no opening an answer, in any language read here: "Nein.", "That's correct." (a bare
+# Spanish "si" only before punctuation: it is also "if")
+_LEADING_YES_NO = re.compile(
     rf"^(?:(?P<no>{pattern('no_openings')})|(?P<yes>{pattern('yes_openings')}))"
 )
 
@@ -91,9 +85,6 @@ def _opening_reading(core: str) -> str | None:
     for an answer that says both ("Yes and no"); None when it opens with neither."""
     if _UNCLEAR.match(APOLOGY.sub("", core)):
         return "unclear"
-    foreign = _FOREIGN_YES_NO.match(core)
-    if foreign:
-        return "yes" if foreign.group("yes") else "no"
     bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}
     if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
         return _BOTH

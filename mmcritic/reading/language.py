@@ -42,7 +42,7 @@ KINDS = {
     "explanations": "pattern: what opens an explanation after a statement ('because')",
     "option_nouns": "pattern: the words for an option of a question ('option', 'choice')",
     "ordinals": "pattern: the ordinals in order, first to eighth ('first', '第一'), one each",
-    "yes_openings": "pattern: yes opening an answer ('oui', '是'); English's has its own reader",
+    "yes_openings": "pattern: yes opening an answer ('yes', 'oui', '是')",
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
     "context_openers": "words: what opens a clause that is context, not the answer",
     "copulas": "words: the verb that joins a subject to what it is ('is', 'est', 'ist')",
