@@ -1469,3 +1469,80 @@ def test_a_revised_verdict_naming_the_better_response_is_the_verdict() -> None:
         "Response 1 leaves out. So Response 2 is more complete and is the better response."
     )
     assert parse_judgement(critique).choice == "2"
+
+
+@pytest.mark.parametrize(
+    ("said", "question", "answer"),
+    [
+        # a month before a year is part of the date
+        ("The survey began in March 1976.", "When did the survey begin?", "March 1976"),
+        # "percent" written out stays with its number, as a unit does
+        ("The approval rate was 48 percent.", "What was the approval rate?", "48 percent"),
+        # an irregular participle before its preposition is a passive too
+        (
+            "The refund was paid to Ms. Carla Duvall.",
+            "Who received the refund?",
+            "Ms. Carla Duvall",
+        ),
+        ("Der Bericht heißt Jahresbilanz.", "What is the title of the report?", "Jahresbilanz"),
+        # a closing pronoun clause is no conclusion holding the answer
+        (
+            "Ruth Abel is named as a reviewer. The signature belongs to Paul Grady, so he is "
+            "the author.",
+            "Who is the author of the memo?",
+            "Paul Grady",
+        ),
+        # the lower-case noun after a name says what the name is of
+        (
+            "The conference was held at the Palmer House hotel.",
+            "What is the name of the hotel?",
+            "Palmer House",
+        ),
+    ],
+)
+def test_the_span_is_the_value_the_sentence_states(said: str, question: str, answer: str) -> None:
+    assert text_answer(said, question) == answer
+
+
+def test_a_noun_that_is_part_of_the_name_stays() -> None:
+    question = "What is the name of the hotel?"
+    assert text_answer("The dinner was at the Grand Hotel.", question) == "Grand Hotel"
+
+
+def test_a_rounded_result_after_an_equation_is_the_answer() -> None:
+    question = "What is the shaded area, to the nearest whole number?"
+    said = "Shaded area = 36 − 9π ≈ 7.73, which rounds to 8."
+    assert math_equal(said, "8", question)
+    assert not math_equal("Shaded area = 36 − 9π ≈ 7.73.", "8", question)
+
+
+def test_a_second_statement_naming_what_is_asked_is_the_answer() -> None:
+    question = "What is the volume of the cube?"
+    said = "Each edge is 3 cm, so the edge of the cube is 3 and its volume is 27."
+    assert math_equal(said, "27", question)
+    assert not math_equal(said, "3", question)
+
+
+def test_a_root_in_the_span_keeps_the_whole_answer_from_being_read_as_a_number() -> None:
+    question = "Find the length of the hypotenuse EF."
+    said = "In right triangle DEF, angle D = 45°, so EF = 10 / (√2/2) = 10√2 ≈ 14.1."
+    assert not math_equal(said, "10", question)
+    assert math_equal(said, "10√2", question)
+    assert math_equal("The diagonal BD = 5√2.", "5√2", question)
+
+
+def test_a_conclusion_after_two_readings_settles_the_word() -> None:
+    said = (
+        'The third letter could be an a or an o. "Boat" fits the picture of the harbour better '
+        'than "Beat". So the word is Boat.'
+    )
+    assert substring_match(said, ["Boat"])
+    assert not substring_match(
+        'The third letter could be an a or an o: "Boat" or "Beat".', ["Boat"]
+    )
+
+
+def test_a_dash_after_an_option_opens_its_explanation() -> None:
+    options = ["algae", "shrimp", "seal", "shark"]
+    said = "Shark — it eats the seal, which eats shrimp."
+    assert read_choice(said, option_letters(4), options).letter == "D"

@@ -22,6 +22,7 @@ from mmcritic.reading.statements import (
     EXPLAINS,
     LEADING_ARTICLE,
     LONG_ASIDE,
+    RESULT,
     asked_sentence,
     clauses,
     content_words,
@@ -29,6 +30,7 @@ from mmcritic.reading.statements import (
     offers_two_marked,
     sentences,
     stating_clause,
+    subject_restates,
     topic_words,
 )
 from mmcritic.reading.structure import reading_of
@@ -215,6 +217,10 @@ def answer_span(response: str, question: str | None = None) -> str:
     clause = concluded if holds_digit(concluded) else clause
     verb = _COPULA.search(clause)
     tail = _stated_before_appositive(clause[verb.end() :]) if verb else clause
+    # "the side is 8 and its area is 64": a second statement of what is asked
+    asked = re.split(r"\s+and\s+", tail, maxsplit=1)[1:]
+    if asked and _verb_then_value(asked[0]) and _names_asked(asked[0], question):
+        tail = asked[0][_COPULA.search(asked[0]).end() :]
     return tail.strip() if holds_digit(tail) else clause.strip()
 
 
@@ -225,6 +231,13 @@ def _stated_before_appositive(tail: str) -> str:
     head, *appositive = _WHAT_IT_IS.split(tail, maxsplit=1)
     several = len(_THOUSANDS_OR_NUMBER.findall(head)) > 1
     return appositive[0] if appositive and several and holds_digit(appositive[0]) else head
+
+
+def _names_asked(clause: str, question: str | None) -> bool:
+    """Whether a clause's subject is only words of the question, no number among them ("its
+    area is 64" for "What is the area of the square?", not "in 2020 it was 3.95")."""
+    subject = _COPULA.split(clause, maxsplit=1)[0]
+    return not holds_digit(subject) and subject_restates(clause, question or "")
 
 
 def _restates(line: str, question: str | None) -> bool:
@@ -266,22 +279,23 @@ def _names_side(equation: str, question: str) -> bool:
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
-    """The clauses of an equation's sentence that may state the answer instead of it: the others
-    when the equation is not in the first ("The circumference is 14π, using C = 2πr"), else those
-    restating the question more; none when the equation is of what is asked or, other than as
-    an explanation, computes its value from numbers."""
+    """The clauses of an equation's sentence that may state the answer instead of it: a result
+    it rounds or adds up to ("..., which rounds to 8"); unless the equation is of what is asked
+    or, other than as an explanation, computes its value from numbers, the others too when the
+    equation is not in the first ("The circumference is 14π, using C = 2πr"), else those
+    restating the question more."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
     computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not EXPLAINS.match(own[at])
-    if _asks_for(sentence, question) or computes:
-        return []
+    own_value = _asks_for(sentence, question) or computes
     asked = topic_words(question or "")
     overlap = [len(asked & topic_words(clause)) for clause in own]
     return [
         (clause, False)
         for index, clause in enumerate(own)
-        if "=" not in clause and (at > 0 or overlap[index] > overlap[at])
+        if "=" not in clause
+        and (RESULT.match(clause) or (not own_value and (at > 0 or overlap[index] > overlap[at])))
     ]
 
 

@@ -102,8 +102,9 @@ _CONTRASTED_AFTER = re.compile(
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 # a conclusion that no option is right: "none of them fits"
 _NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
-# an explanation after the main statement: "... is the grass, because it makes its own food"
-_EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}", re.IGNORECASE)
+# an explanation after the main statement: "... is the grass, because it makes its own food",
+# "Frog — it eats the cricket"
+_EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}|\s+[—–]\s+", re.IGNORECASE)
 # reasoning broken off at its next sentence's or clause's subject: "... a dark background. The
 # second image", "..., and the third image shows"
 _SUBJECT_LEFT_OPEN = re.compile(

@@ -289,8 +289,10 @@ def _math_candidates(prediction: str, span: str) -> list[str]:
     # a boxed answer is the answer, not a piece of it
     expressions = [] if stated_answer(prediction) is not None else _latex_expressions(prediction)
     # an answer that corrects itself is read from its span alone ("The answer is 6. No wait,
-    # ... that makes 7.")
-    whole = [] if reading_of(prediction).has("correction") else [prediction]
+    # ... that makes 7."), as is one whose span holds a root or π, which math-verify would read
+    # from the whole answer as the number before it ("..., so AC = 8√3/3" as 8)
+    alone = reading_of(prediction).has("correction") or _IRRATIONAL.search(span)
+    whole = [] if alone else [prediction]
     candidates = []
     for text in (*whole, span, *expressions[-1:], *only):
         for part in _APPROXIMATION_ASIDE.sub(r"≈ \g<value>", text).split("≈"):

@@ -84,9 +84,9 @@ _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-# a date with its day: "Sept. 22, 1998"
+# a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
-    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
+    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d)?\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
@@ -113,7 +113,7 @@ _TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
 # of a code joined by a hyphen
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
-    rf"(?:%|\s+(?:{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
+    rf"(?:%|\s+(?:percent|{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
     r"(?!-?\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
@@ -152,7 +152,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if said is not None:
         return lines[0][: said.end()]  # "Yes, the form is signed" for "Is the form signed?"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
-    narrowed = _narrowed(sentence)
+    narrowed = _narrowed(without_restatement(sentence, question))
     return "" if narrowed is None else _sentence_answer(narrowed, question, keep_asked_words)
 
 
@@ -180,7 +180,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     """The answer in the answering sentence: a quoted span, a labelled value, the one Latin run
     of a CJK sentence, a count, else from its main clause a year the sentence states alone, the
     one phone number or the subject the question asks for, else what the clause states."""
-    sentence = without_restatement(without_source(sentence), question)
+    sentence = without_source(sentence)
     if quoted := [double or single for double, single in _QUOTED.findall(sentence)]:
         return _trimmed(_without_title(quoted[-1], question))
     if (label := _label(sentence)) is not None:
@@ -251,7 +251,16 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         or _after_key_phrase(clause)
     )
     tail = _VALUE_PREPOSITION.sub("", _without_title(tail, question))  # "is for $1,500.00"
-    return _trimmed(LEADING_ARTICLE.sub("", tail) if tail != clause else tail)
+    tail = _without_kind_noun(LEADING_ARTICLE.sub("", tail), question) if tail != clause else tail
+    return _trimmed(tail)
+
+
+def _without_kind_noun(span: str, question: str) -> str:
+    """A name without the lower-case noun after it that the question asks about ("Hyatt Regency
+    hotel" for "What is the name of the hotel?"): the noun says what the name is of."""
+    *name, last = span.rstrip(".").split() or [""]
+    is_name = name and all(word[0].isupper() for word in name)
+    return " ".join(name) if is_name and last in content_words(question) else span
 
 
 def _without_title(span: str, question: str) -> str:

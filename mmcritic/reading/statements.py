@@ -79,7 +79,7 @@ _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", 
 # a sentence that opens by concluding: "Therefore ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 # a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
-_RESULT = re.compile(pattern("results"), re.IGNORECASE)
+RESULT = re.compile(pattern("results"), re.IGNORECASE)
 # an explanation of a statement: "because ...", ", as the boundary is made up of 12 sides"
 EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
@@ -180,7 +180,7 @@ def stating_clause(
                 continue
             overlap = len(wanted & {word[:_STEM] for word in topic_words(clause)})
             restates = subject_restates(clause, question or "")
-            result = index > 0 and _RESULT.match(clause) is not None
+            result = index > 0 and RESULT.match(clause) is not None
             explains = index > 0 and EXPLAINS.match(clause) is not None
             rank = (
                 strength(clause) > 0,  # a count of things only ("shows 6 countries") last

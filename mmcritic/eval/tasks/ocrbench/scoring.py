@@ -56,7 +56,7 @@ def substring_match(
     asks for as the reading."""
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
-    settled = settled_part(prediction)  # not "could be X or Y, but ... it is Z"
+    settled = _settled(prediction)  # "could be F or P. ... So the word is Fresh."
     hedged = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
     two = _TWO_READINGS.search(fold(hedged))  # "X or Y (the end is ...)"
     offered = reading_of(settled)
@@ -67,10 +67,7 @@ def substring_match(
     if not counted and any(holds_digit(str(target)) for target in targets):
         counted = _value_beside_a_count(prediction, question)
     prediction = counted or _first_line_reading(prediction)
-    settled = settled_part(prediction)
-    # "... 48, 52 and 60 ..., so the tallest is 60"
-    concluded = reading_of(settled).parts("conclusion")[-1]
-    settled = concluded if states_reading(concluded) else settled
+    settled = _settled(prediction)
     read = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
     first = sentences(read)
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
@@ -85,6 +82,15 @@ def substring_match(
         and (expected in predicted if ignore_spaces else _holds_word(predicted, expected))
         for target in targets
     )
+
+
+def _settled(text: str) -> str:
+    """What a response settles on: after its last turn ("could be X or Y, but ... it is Z"), and
+    its last conclusion when that states a reading ("... 48, 52 and 60 ..., so the tallest is
+    60")."""
+    settled = settled_part(text)
+    concluded = reading_of(settled).parts("conclusion")[-1]
+    return concluded if states_reading(concluded) else settled
 
 
 def _holds_word(predicted: str, expected: str) -> bool:
