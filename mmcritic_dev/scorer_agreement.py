@@ -15,6 +15,7 @@ grader gives it:
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ REWARD_CORPUS = "reward"
 # Media never reach a scorer: a placeholder stands in for each media column a task maps.
 MEDIA_ROLES = ("image", "images", "video", "videos")
 PLACEHOLDER_MEDIA = "corpus-placeholder.png"
+# `simple_evaluate`'s default `random_seed` in lmms-eval 0.7.3
+LMMS_EVAL_RANDOM_SEED = 0
 # ANLS labels are real numbers; a scorer agrees when it lands this close.
 SCORE_TOLERANCE = 0.02
 
@@ -164,6 +167,9 @@ def lmms_eval_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement | N
     except ImportError:
         return None
     result = Agreement(f"{name} (lmms-eval)")
+    # MMMU's parser picks a random letter when it finds none; lmms-eval's evaluator seeds
+    # `random` with 0 first, and so does this, so the column is the same on every run
+    random.seed(LMMS_EVAL_RANDOM_SEED)
     for number, line in enumerate(lines, start=1):
         score = float(scorer(line["row"], line["response"]))
         result.add(_close(score, float(line["label"])), number, {"score": score})
