@@ -47,7 +47,9 @@ def test_every_language_file_lists_only_known_kinds_and_its_patterns_compile() -
         for kind in kinds:
             for fragment in phrases(code, kind):
                 if kind in PATTERN_KINDS:
-                    re.compile(re.sub(r"\{(?:index|letter|place|who|better)\}", "1", fragment))
+                    re.compile(
+                        re.sub(r"\{(?:index|letter|place|who|better|value)\}", "1", fragment)
+                    )
                 if kind in ("verdict_statements", "verdict_finals", "verdict_losers"):
                     assert re.search(r"\{(?:index|letter|place)\}", fragment), (code, fragment)
                 if kind == "spellings":
@@ -151,6 +153,13 @@ READ_PER_LANGUAGE = [
     ("pt", "text", "O remetente é João Silva.", "João Silva"),
     ("zh", "final", "所以答案是B。", "B"),
     ("zh", "verdict", "我更倾向于第二个回答。", "2"),
+    ("de", "yes_no", "Das Auto ist blau, also nein.", "no"),
+    ("fr", "yes_no", "La voiture est rouge, donc oui.", "yes"),
+    ("fr", "yes_no", "Peut-être oui, peut-être non.", "unclear"),
+    ("es", "yes_no", "El coche es rojo, así que sí.", "yes"),
+    ("pt", "yes_no", "O carro é vermelho, então sim.", "yes"),
+    ("fr", "text", "C'est soit Paris ou Lyon.", ""),
+    ("de", "text", 'Es steht "BERLIN" oder "BONN" da.', ""),
     ("zh", "yes_no", "是的，车是红色的。", "yes"),
     ("zh", "yes_no", "不是，车是蓝色的。", "no"),
     ("zh", "yes_no", "无法确定图中的颜色。", "unclear"),
@@ -179,6 +188,29 @@ def test_an_answer_in_a_shipped_language_reads_as_its_speaker_meant(
     code: str, reader: str, answer: str, reading: str
 ) -> None:
     assert _reading(reader, answer) == reading
+
+
+# two values offered in a shipped language, and the last of them: neither is the answer
+TWO_VALUES = [
+    ("fr", "Entre 5 et 7.", "7"),
+    ("fr", "C'est peut-être 5, ou peut-être 6.", "6"),
+    ("de", "Zwischen 5 und 7.", "7"),
+    ("de", "Es ist 5 oder 6.", "6"),
+    ("es", "Entre 5 y 7.", "7"),
+    ("es", "Es 5 o 6.", "6"),
+    ("pt", "Entre 5 e 7.", "7"),
+    ("pt", "É 5 ou 6.", "6"),
+]
+
+
+@pytest.mark.parametrize(("code", "answer", "last"), TWO_VALUES)
+def test_two_values_offered_in_a_shipped_language_state_neither(
+    code: str, answer: str, last: str
+) -> None:
+    from mmcritic.eval.scorers import numeric_match
+
+    assert numeric_match(answer.replace("5", last, 1).split()[-1], last), code
+    assert not numeric_match(answer, last) and not numeric_match(answer, "5"), code
 
 
 def test_every_shipped_language_but_english_has_answers_read_in_it() -> None:

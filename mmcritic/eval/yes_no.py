@@ -16,10 +16,7 @@ _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 # a negated conclusion ("so Tokyo is not"), searched only up to the next conclusion word: that
 # one's own search reads the same, and a run of them is not scanned to its end from each
 _CONCLUDING = pattern("conclusions")
-_NEGATED_CONCLUSION = re.compile(
-    rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?"
-    r"\b(?:not|isn't|aren't|wasn't|weren't|doesn't|didn't)\b"
-)
+_NEGATED_CONCLUSION = re.compile(rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?{pattern('denials')}")
 # a comparison asked ("Is the left circle larger than ...?") and an answer of sameness
 _COMPARATIVE = re.compile(r"\b(?:is|are|was|were|does|do)\b.*\b(?:\w+er|more|less|fewer)\s+than\b")
 _SAME = re.compile(r"\b(?:the\s+same|equal(?:ly)?|identical)\b")
@@ -33,12 +30,13 @@ _ASKS_ITSELF = re.compile(r"\b(?:whether|to\s+(?:determine|check|see|find\s+out)
 _QUALIFIERS = frozenset(["second", "third", "fourth", "fifth", "least", "almost", "nearly"])
 # "yes and no", "yes or no": both, so neither
 _BOTH = "both"
-_BOTH_YES_NO = re.compile(r"^(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b")
-_ANY_YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no|nope|not|never|isn't|doesn't|aren't))\b")
+_YES, _NO, _OR = pattern("yes_words"), pattern("no_words"), pattern("or_words")
+_BOTH_YES_NO = re.compile(rf"^(?:{_YES}|{_NO})\s+(?:and|{_OR})\s+(?:{_YES}|{_NO})\b")
+_ANY_YES_NO = re.compile(rf"\b(?P<yes>{_YES})\b|(?P<no>\b{_NO}\b|{pattern('denials')})")
 # "possibly yes, possibly no": both offered, neither chosen
+_OR_MAYBE = rf"\W+(?:(?:{_OR}|{pattern('maybe_words')})\s+)+"
 _YES_OR_NO = re.compile(
-    r"\byes\W+(?:(?:or|possibly|maybe|perhaps)\s+)+no\b"
-    r"|\bno\W+(?:(?:or|possibly|maybe|perhaps)\s+)+yes\b"
+    rf"\b{_YES}{_OR_MAYBE}{_NO}\b|\b{_NO}{_OR_MAYBE}{_YES}\b"
     r"|\b(?P<modal>may|might|could|can)\s+or\s+(?P=modal)\s*not\b"  # "it may or may not be"
 )
 # yes or no opening an answer, in any language read here: "Nein.", "That's correct." (a bare

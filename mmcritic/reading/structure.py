@@ -25,10 +25,10 @@ YES_NO_TURN = re.compile(TURNS)
 # a second reading offered after the first: "MARKET or possibly MARKETS"
 HEDGES = pattern("hedges")
 HEDGE = re.compile(HEDGES, re.IGNORECASE)
-# another value offered: "it might be 10"
-HEDGED_VALUE = re.compile(
-    rf"(?:{HEDGES}|\b(?:might|may|could)\s+(?:actually\s+)?be\b)[^.;!?]{{0,40}}?\d", re.I
-)
+# a value offered as possible ("it might be 10"), and the words that join alternatives
+_POSSIBLE = rf"\b{pattern('possibilities')}\b"
+HEDGED_VALUE = re.compile(rf"(?:{HEDGES}|{_POSSIBLE})[^.;!?]{{0,40}}?\d", re.I)
+_OR, _MAYBE = rf"\b{pattern('or_words')}", rf"\b{pattern('maybe_words')}\b"
 NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
 # a stated inability to tell, anywhere in an answer: "I can't tell"
 CANNOT_TELL = re.compile(pattern("cannot_tell"))
@@ -37,28 +37,29 @@ CONCLUSION = re.compile(rf",?\s+{CONCLUSIONS},?\s+", re.IGNORECASE)
 # two answers rather than one: "5–7 years", "between 5 and 7", "either A or B", "both 3 and 4",
 # "could be a bar or a spit", "65° or 115°" (not "5:2, or 2.5", nor from inside "1,000,000")
 _RANGE = re.compile(r"\d\s*[–—]\s*[$€£]?\d")
-_BETWEEN = re.compile(r"\bbetween\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
-_EITHER_OR = re.compile(r"\beither\b[^.;!?]{1,80}?\bor\b", re.IGNORECASE)
-_BOTH_VALUES = re.compile(r"\bboth\s+[$€£]?\d[\d.,]*\s*\S{0,8}\s+and\s+[$€£]?\d", re.IGNORECASE)
-_COULD_BE_OR = re.compile(r"\b(?:could|might|may)\s+(?:also\s+)?be\b[^.;!?]{1,80}?\bor\b", re.I)
+_VALUE_PAIR = re.compile(
+    rf"\b{pattern('value_pairs')}\s+[$€£]?\d".replace("{value}", r"[$€£]?\d[\d.,]*\s*\S{0,8}"), re.I
+)
+_EITHER_OR = re.compile(
+    rf"(?:\b{pattern('either_words')}\b|{_POSSIBLE})[^.;!?]{{1,80}}?{_OR}\b", re.IGNORECASE
+)
 _VALUE_OR_VALUE = re.compile(
     r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?"
-    r"(?:\s+|,\s+(?=or\s+(?:maybe|perhaps|possibly)\b))\(?or\s+(?:(?:maybe|perhaps|possibly)\s+)?"
-    r"-?[$€£]?\d",
+    rf"(?:\s+|,\s+(?={_OR}\s+{_MAYBE}))\(?{_OR}\s+(?:{_MAYBE}\s+)?-?[$€£]?\d",
     re.I,
 )
 # two values of one label joined by "or": "July 8 or July 9"
-_LABELLED_VALUES_OR = re.compile(r"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+or\s+\1\s+\d")
+_LABELLED_VALUES_OR = re.compile(rf"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+{_OR}\s+\1\s+\d")
 # two quoted, bold, capitalised or coded readings joined by "or": "FRESH or FRESCO", "B12 or
 # B17", "the **50-64** or the **65+** group"
 _CODE = r"(?:[A-Z]{2,}|[A-Z]+\d\w*)"
 _QUOTED_OR = re.compile(
-    rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+or\s+[\"“]|['‘][^'’\n]{{1,60}}['’],?\s+or\s+['‘]"
-    r"|\*\*[^*\n]{1,60}\*\*,?\s+or\s+(?:the\s+)?\*\*"
-    rf"|\b{_CODE},?\s+or\s+{_CODE}\b"
+    rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+{_OR}\s+[\"“]|['‘][^'’\n]{{1,60}}['’],?\s+{_OR}\s+['‘]"
+    rf"|\*\*[^*\n]{{1,60}}\*\*,?\s+{_OR}\s+(?:the\s+)?\*\*"
+    rf"|\b{_CODE},?\s+{_OR}\s+{_CODE}\b"
 )
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
-YES_NO = re.compile(r"\b(?:(?P<yes>yes)|(?P<no>no))\b(?!\s+(?:longer|one|more)\b)")
+YES_NO = re.compile(rf"\b(?:(?P<yes>{pattern('yes_words')})|(?P<no>{pattern('no_words')}))\b")
 
 # an ordinal in any language ("fourth", "第四"), says its place ("o4")
 ORDINAL = re.compile(
@@ -78,16 +79,14 @@ MARKS: dict[str, tuple[str, ...]] = {
     "hedged_value": ("HEDGED_VALUE",),
     "alternatives": (
         "_RANGE",
-        "_BETWEEN",
+        "_VALUE_PAIR",
         "_EITHER_OR",
-        "_BOTH_VALUES",
-        "_COULD_BE_OR",
         "_VALUE_OR_VALUE",
         "_LABELLED_VALUES_OR",
     ),
     # unlike "alternatives", a range or two numbers are not two readings of a text answer,
     # since a document's answer may be one ("1985-1990")
-    "two_readings": ("_EITHER_OR", "_COULD_BE_OR", "_QUOTED_OR", "_LABELLED_VALUES_OR"),
+    "two_readings": ("_EITHER_OR", "_QUOTED_OR", "_LABELLED_VALUES_OR"),
     "yes_no": ("YES_NO",),
     "ordinal": ("ORDINAL",),
 }
