@@ -83,10 +83,10 @@ _ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
 )
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTHS = pattern("months")
 # a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
-    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d)?\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b"
+    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d)?\b|\b\d{{1,2}}\s+{_MONTHS}\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"

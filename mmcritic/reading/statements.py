@@ -18,62 +18,52 @@ from mmcritic.reading.structure import reading_of
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
 COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
 _COPULA_SPLIT = re.compile(rf"\s(?:{COPULAS})\s")
+# what sets a value beside another: "compared with 2019", "followed by Spain"
+COMPARISONS = pattern("comparisons")
 # a clause that adds context after the main one: ", rising to 26.5% ..." (`context_openers`);
 # not the last value of a list: "are 45, 30, and 25, so ..."
 _OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
     rf",\s*(?!and\s+[$€£]?-?\d[\d.,]*%?\s*(?:[,.;]|$))(?:{_OPENERS})\b"
-    r"|\s+(?:compared\s+(?:with|to)|followed\s+by|(?:up|down)\s+from|versus|vs\.)\s",
+    rf"|\s+{COMPARISONS}\s",
     re.IGNORECASE,
 )
 # a phrase that opens a sentence with its context: "According to the chart, ...", "Of the 6
 # samples listed, ..."; a gerund opens one with its object or a preposition ("Adding the tax"),
 # not as a noun that is the subject ("Spending rose from ...")
-_GERUND = (
-    r"[A-Z][a-z]{2,}ing(?=\s+[$€£\d]|\s+(?:the|an?|all|each|both|th[eo]se|this|its|their"
-    r"|at|up|over|through|across|from|to|in|on|by|with|for|out|along|down)\b)"
-)
 _LEADING_CONTEXT = re.compile(
-    rf"^(?:{_GERUND}|After|Before|Including|Excluding|According\s+to|Out\s+of|Of|Among)\b"
+    rf"^{pattern('leading_context')}\b"
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
-# a month's abbreviation before its day: "signed on Sept. 22, 1998"
-MONTH_ABBREVIATIONS = r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec"
-# words whose abbreviation ends with a period: "Dr.", "Inc.", "Sept."
-_SHORTENED = rf"Dr|Mr|Mrs|Ms|St|No|Inc|Ltd|Co|Corp|Jr|Sr|etc|{MONTH_ABBREVIATIONS}"
-_ABBREVIATED = re.compile(rf"\b(?:[A-Z]|vs|e\.g|i\.e|{_SHORTENED})\.$")
+# words whose abbreviation ends with a period ("Dr.", "Inc.", "Sept."), which ends no sentence
+MONTH_ABBREVIATIONS = pattern("month_abbreviations")
+_ABBREVIATIONS = rf"(?:{pattern('abbreviations')}|{MONTH_ABBREVIATIONS})"
+_ABBREVIATED = re.compile(rf"\b(?:[A-Z]|{_ABBREVIATIONS})\.$")
 # a word abbreviation whose period belongs to an answer: "Acme Laboratories, Inc."
-_WORD_ABBREVIATION = re.compile(rf"\b(?:Ave|Blvd|Rd|[ap]\.m|{_SHORTENED})\.$", re.I)
+_WORD_ABBREVIATION = re.compile(rf"\b{_ABBREVIATIONS}\.$", re.I)
 # initials that end an answer with their own period: "Washington, D.C."
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")
 # a parenthetical aside of several words, maybe holding a bracket: "(the vertex is (2, −1))";
 # not one that offers another answer ("3.1 (or 3.7 if ...)"), which is a hedge
 LONG_ASIDE = re.compile(
-    r"\s*(?<!\\)\((?!\s*(?:or|maybe|possibly|perhaps)\b)(?=[^()]*\s[^()]*\s)"
+    rf"\s*(?<!\\)\((?!\s*(?:{pattern('or_words')}|{pattern('maybe_words')})\b)(?=[^()]*\s[^()]*\s)"
     r"(?:[^()]|\([^()]*\)){8,}\)",
     re.I,
 )
 # a closing clause naming the answer by a pronoun: ", so he's the sender", ", which is the total"
 _PRONOUN_CLOSE = re.compile(
-    r",?\s+(?:(?:so|and)\s+(?:he|she|it|they|this|that)(?:['’]s|\s+(?:is|was|are|were))|which\s+is)"
-    r"\s+(?P<rest>[^,;]*?)[.!]?$",
+    rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$",
     re.IGNORECASE,
 )
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
-_SUBJECT_VERB = re.compile(
-    r"\s+(?:has|have|had|is|was|are|were|shows?|showed|leads?|led|ranks?|ranked|holds?|held|"
-    r"represents?|represented|denotes?|indicates?|stands?\s+for)\b",
-    re.IGNORECASE,
-)
+_SUBJECT_VERB = re.compile(rf"\s+{pattern('subject_verbs')}\b", re.IGNORECASE)
 # the part of a chart a subject names with its colour or label: "The orange segments"
-_CHART_PART = re.compile(
-    r"\s+(?:bar|segment|slice|line|portion|section|area|column|dot|point|wedge|one)s?$", re.I
-)
+_CHART_PART = re.compile(rf"\s+(?:{'|'.join(words('chart_parts'))})s?$", re.I)
 # a quantifier after what it counts: "2012 and 2016 both have ..."
-_FLOATING_QUANTIFIER = re.compile(r"\s+(?:both|all|each)$", re.IGNORECASE)
+_FLOATING_QUANTIFIER = re.compile(rf"\s+(?:{'|'.join(words('quantifiers'))})$", re.I)
 # a trailing clause naming where the answer was read: ", according to the label on the bar"
 _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
 # a sentence that opens by concluding: "Therefore ..."

@@ -9,6 +9,7 @@ from mmcritic.eval.answers import holds_digit, plain_words, stated_count, value_
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import (
+    COMPARISONS,
     LONG_ASIDE,
     main_clause,
     sentences,
@@ -27,7 +28,7 @@ _CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\
 # context after a reading that names the runners-up, what it is not or where it was read:
 # "WARDEN, not GARDEN"
 _OTHERS_AFTER = re.compile(
-    r",?\s+(?:followed\s+by|compared\s+(?:with|to)|ahead\s+of|versus|vs\.?|rather\s+than)\s"
+    rf",?\s+(?:{COMPARISONS}|rather\s+than)\s"
     r"|,\s*not\s|,\s*(?:as\s+(?:shown|stated|seen|listed|printed|indicated|mentioned|noted|given)"
     r"|according\s+to)\s",
     re.IGNORECASE,
