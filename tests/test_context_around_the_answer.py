@@ -104,6 +104,12 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "Find the perimeter of the square.",
             "28",
         ),
+        # the givens the question states are not what its asking sentence ("Find ...") asks
+        (
+            "AB = 10, using the legs AC = 8 and BC = 6 marked in the figure.",
+            "In right triangle ABC, angle C = 90°, AC = 8 and BC = 6. Find the length of AB.",
+            "10",
+        ),
     ],
 )
 def test_what_trails_a_value_is_not_the_answer(response: str, question: str, gold: str) -> None:
@@ -311,6 +317,12 @@ def test_a_count_beside_the_asked_value_is_not_the_answer() -> None:
             "unclear",
         ),
         ("It might look taller, but they are the same height.", None),
+        (
+            "It might. One row shows a dash at Oxford but the next a time, so I'm not certain.",
+            "unclear",
+        ),
+        ("Possibly yes, but it may also pass just outside the city boundary.", "unclear"),
+        ("Yes, it does; it may also stop at Reading.", "yes"),
     ],
 )
 def test_a_yes_no_answer_that_offers_both_settles_on_neither(answer: str, read: str) -> None:

@@ -512,6 +512,8 @@ def test_yes_no_reads_a_missing_figure_and_an_adverb_that_corrects_nothing():
 def test_two_readings_are_no_reading():
     assert not substring_match('It reads "MARKET" or possibly "MARKETS".', ["MARKET"])
     assert not substring_match("ohsticf or ohstlcf", ["ohsticf"])
+    assert not substring_match("house / horse", ["house"])
+    assert substring_match("house", ["house"]) and substring_match("1/2", ["1/2"])
 
 
 def test_a_conclusion_or_a_labelled_result_after_the_equations_is_the_answer():
@@ -598,6 +600,9 @@ def test_a_heading_marks_the_final_answer_and_kimi_think_tags_are_think_tags():
     )
     kimi = "◁think▷It lists Robert L. Hughes, Chairman.◁/think▷Robert L. Hughes"
     assert text_answer(kimi, "Who is the chairman?") == "Robert L. Hughes"
+    # a critic's draft verdict inside its family's think block is no verdict
+    assert parse_judgement("◁think▷Draft: \\boxed{1}◁/think▷\\boxed{2}").choice == "2"
+    assert parse_judgement("◁think▷So Response 2 is better.\n\\boxed{2}").choice is None
     assert final_answer("### Final Answer\n**Acme Laboratories, Inc.**") == (
         "Acme Laboratories, Inc."
     )

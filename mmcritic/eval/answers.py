@@ -263,48 +263,39 @@ def is_cut_off(text: str) -> bool:
 
 def _equated_value(sentence: str, question: str | None) -> str:
     """The value after a sentence's last `=`, before a trailing clause; of several equations,
-    the last whose left side the question names; for an equation as subject, what it has
-    ("f(x) = 1 has 3 solutions" is 3)."""
+    the last whose left side the question's asking sentence names (not a given it states); for
+    an equation as subject, what it has ("f(x) = 1 has 3 solutions" is 3)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
-    asked = [equation for equation in equations if _names_side(equation, question or "")]
+    asked = [equation for equation in equations if _names_side(equation, question)]
     chosen = asked[-1] if asked and asked[-1] != equations[-1] else sentence
     value = main_clause(chosen.rsplit("=", 1)[1].strip()).rstrip(".").strip()
     named = _EQUATION_AS_SUBJECT.match(value)  # "the equation f(x) = 1 has 3 solutions"
     return named.group(1).strip() if named and holds_digit(named.group(1)) else value
 
 
-def _names_side(equation: str, question: str) -> bool:
+def _names_side(equation: str, question: str | None) -> bool:
     left = equation.split("=", 1)[0].split()
-    return bool(left) and left[-1] in question
+    return bool(left) and left[-1] in asked_sentence(question or "")
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
     """The clauses of an equation's sentence that may state the answer instead of it: a result
-    it rounds or adds up to ("..., which rounds to 8"); unless the equation is of what is asked
-    or, other than as an explanation, computes its value from numbers, the others too when the
-    equation is not in the first ("The circumference is 14π, using C = 2πr"), else those
+    it rounds or adds up to ("..., which rounds to 8"); unless the equation, other than as an
+    explanation, computes its value from numbers, the others too when the equation is not in
+    the first ("The circumference is 14π, using C = 2πr"), else those
     restating the question more."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
     computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not EXPLAINS.match(own[at])
-    own_value = _asks_for(sentence, question) or computes
     asked = topic_words(question or "")
     overlap = [len(asked & topic_words(clause)) for clause in own]
     return [
         (clause, False)
         for index, clause in enumerate(own)
         if "=" not in clause
-        and (RESULT.match(clause) or (not own_value and (at > 0 or overlap[index] > overlap[at])))
+        and (RESULT.match(clause) or (not computes and (at > 0 or overlap[index] > overlap[at])))
     ]
-
-
-def _asks_for(equation: str, question: str | None) -> bool:
-    """Whether the question's asking sentence names the left side of the equation's last `=`
-    as a word ("What is the value of c?" for "c = -3")."""
-    left = equation.rsplit("=", 1)[0].split()
-    asked = asked_sentence(question or "")
-    return bool(left) and re.search(rf"(?<!\w){re.escape(left[-1])}(?!\w)", asked) is not None
 
 
 def holds_digit(text: str) -> bool:

@@ -83,6 +83,7 @@ KINDS = {
     "months": "pattern: the names of the months",
     "month_abbreviations": "pattern: the months abbreviated with a period ('Sept.')",
     "abbreviations": "pattern: other words abbreviated with a period, no sentence's end ('Dr.')",
+    "asking_verbs": "pattern: an imperative that asks for the answer ('Find', 'Calculate')",
     "dangling_words": "pattern: a word a response cut off before its value ends on ('is', 'of')",
     "verdict_correct": "words: a verdict that an answer is right",
     "verdict_incorrect": "words: a verdict that an answer is wrong",

@@ -23,6 +23,7 @@ from mmcritic.reading.markup import (
     boxed_contents,
     macro_pattern,
     normalize_tags,
+    think_tags,
 )
 
 # Verdicts are short; a long box is a formula or an essay, and refusing it bounds all later work.
@@ -294,7 +295,8 @@ def parse_judgement(text: str) -> Judgement:
     The box exactly as the training reward reads it (`parse_verdict`), or, with no box after the
     think block, the last verdict stated in words ("Overall Judgment: Answer 1 is better").
     Boxes or words that disagree give none unless a revision word ("wait") settles on the later
-    one. Drafts inside a think block never count."""
+    one. Drafts inside a think block, in any model family's tags, never count."""
+    text = think_tags(text)
     verdict = parse_verdict(text)
     parts = _answer_and_thinking(text)
     stated = _stated_verdict(unicodedata.normalize("NFKC", parts[0])) if parts else None

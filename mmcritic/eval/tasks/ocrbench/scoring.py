@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from mmcritic.eval.answers import holds_digit, plain_words, stated_count, value_strength
 from mmcritic.eval.yes_no import yes_no
+from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import (
     COMPARISONS,
@@ -35,7 +36,8 @@ _OTHERS_AFTER = re.compile(
 )
 # two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
 _TWO_READINGS = re.compile(
-    rf"{HEDGES}|^\s*[\"']?[^\s\"']+[\"']?\s+or\s+[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
+    rf"{HEDGES}|^\s*[\"']?[^\s\"']+[\"']?\s+(?:{pattern('or_words')}|/)\s+"
+    r"[\"']?[^\s\"']+[\"']?\s*\.?\s*$",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.;!?\n]")
