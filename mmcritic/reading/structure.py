@@ -55,7 +55,7 @@ _LABELLED_VALUES_OR = re.compile(rf"\b([A-Z][a-z]+\.?)\s+\d[\d,.]*\s+{_OR}\s+\1\
 _CODE = r"(?:[A-Z]{2,}|[A-Z]+\d\w*)"
 _QUOTED_OR = re.compile(
     rf"[\"“][^\"”\n]{{1,60}}[\"”],?\s+{_OR}\s+[\"“]|['‘][^'’\n]{{1,60}}['’],?\s+{_OR}\s+['‘]"
-    rf"|\*\*[^*\n]{{1,60}}\*\*,?\s+{_OR}\s+(?:the\s+)?\*\*"
+    rf"|\*\*[^*\n]{{1,60}}\*\*,?\s+{_OR}\s+(?:{pattern('articles')}\s+)?\*\*"
     rf"|\b{_CODE},?\s+{_OR}\s+{_CODE}\b"
 )
 # a yes or a no stated as such in a lower-cased answer ("no longer", "no one" are neither)
