@@ -266,24 +266,25 @@ def _equated_value(sentence: str, question: str | None) -> str:
     the last whose left side the question's asking sentence names (not a given it states); for
     an equation as subject, what it has ("f(x) = 1 has 3 solutions" is 3)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
-    asked = [equation for equation in equations if _names_side(equation, question)]
+    asking = asked_sentence(question or "")
+    asked = [equation for equation in equations if _names_side(equation, asking)]
     chosen = asked[-1] if asked and asked[-1] != equations[-1] else sentence
     value = main_clause(chosen.rsplit("=", 1)[1].strip()).rstrip(".").strip()
     named = _EQUATION_AS_SUBJECT.match(value)  # "the equation f(x) = 1 has 3 solutions"
     return named.group(1).strip() if named and holds_digit(named.group(1)) else value
 
 
-def _names_side(equation: str, question: str | None) -> bool:
+def _names_side(equation: str, asking: str) -> bool:
     left = equation.split("=", 1)[0].split()
-    return bool(left) and left[-1] in asked_sentence(question or "")
+    return bool(left) and left[-1] in asking
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
     """The clauses of an equation's sentence that may state the answer instead of it: a result
     it rounds or adds up to ("..., which rounds to 8"); unless the equation, other than as an
     explanation, computes its value from numbers, the others too when the equation is not in
-    the first ("The circumference is 14π, using C = 2πr"), else those
-    restating the question more."""
+    the first ("The circumference is 14π, using C = 2πr"), else those restating the question
+    more."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]

@@ -58,7 +58,8 @@ _PRONOUN_CLOSE = re.compile(
     rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$",
     re.IGNORECASE,
 )
-_ASKS = re.compile(rf"\s*{pattern('asking_verbs')}\b", re.IGNORECASE).match
+# an imperative that asks: "Find the length of AB."
+_ASKS = re.compile(rf"\s*{pattern('asking_verbs')}\b", re.IGNORECASE)
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
 _SUBJECT_VERB = re.compile(rf"\s+{pattern('subject_verbs')}\b", re.IGNORECASE)
 # the part of a chart a subject names with its colour or label: "The orange segments"
@@ -199,7 +200,9 @@ def subject_restates(clause: str, question: str) -> bool:
 def asked_sentence(question: str) -> str:
     """The last sentence of a question that asks (ends in "?" or opens with "Find"), else the
     whole question."""
-    asking = [part for part in sentences(question) if part.rstrip().endswith("?") or _ASKS(part)]
+    asking = [
+        part for part in sentences(question) if part.rstrip().endswith("?") or _ASKS.match(part)
+    ]
     return asking[-1] if asking else question
 
 
