@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mmcritic.reading.language import LANGUAGES, language_name, number_words, tens_words
-from mmcritic.rewards.parsing import parse_verdict
+from mmcritic.rewards.parsing import parse_judgement, parse_verdict
 
 
 def test_each_language_file_names_its_language_and_its_words_for_one_and_two() -> None:
@@ -29,6 +29,56 @@ def test_a_boxed_index_spelled_in_any_listed_language_is_that_verdict(code: str)
         if value in (1, 2):
             verdict = parse_verdict(f"<think>compared</think>\n\\boxed{{{word}}}")
             assert verdict.choice == str(value), (code, word)
+
+
+# a tie as critics write one in each language, and a word of that language that is no verdict
+_TIES = {
+    "en": ("It's a tie", "Tied up"),
+    "fr": ("Égalité", "Égal à 1"),
+    "de": ("Unentschieden", "Entschieden"),
+    "es": ("Empate", "Empatado 1"),
+    "pt": ("Empate", "Empatado 1"),
+    "zh": ("平局", "平局1"),
+    "ja": ("引き分け", "引き"),
+    "ko": ("무승부", "승부"),
+}
+
+
+def test_every_language_has_a_tie_example() -> None:
+    assert set(_TIES) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_boxed_tie_in_any_listed_language_is_a_tie(code: str) -> None:
+    tie, other = _TIES[code]
+    assert parse_verdict(f"<think>even</think>\n\\boxed{{{tie}}}").choice == "tie", code
+    assert parse_verdict(f"<think>even</think>\n\\boxed{{{other}}}").choice is None, code
+
+
+@pytest.mark.parametrize(
+    ("stated", "undecided"),
+    [
+        ("Response 1 is better.", "Response 1 is better, or maybe Response 2."),
+        ("La réponse 1 est meilleure.", "La réponse 1 est meilleure, ou peut-être la réponse 2."),
+        ("Antwort 1 ist besser.", "Antwort 1 ist besser, oder vielleicht Antwort 2."),
+        ("La respuesta 1 es mejor.", "La respuesta 1 es mejor, o quizás la respuesta 2."),
+        ("A resposta 1 é melhor.", "A resposta 1 é melhor, ou talvez a resposta 2."),
+    ],
+)
+def test_a_verdict_followed_by_or_maybe_the_other_is_none_in_each_language(
+    stated: str, undecided: str
+) -> None:
+    assert parse_judgement(stated).choice == "1"
+    assert parse_judgement(undecided).choice is None
+
+
+@pytest.mark.parametrize(
+    "box", ["Réponse 1 est meilleure et Réponse 2", "Antwort 1 ist besser und Antwort 2"]
+)
+def test_a_box_naming_both_responses_in_another_language_is_no_verdict(box: str) -> None:
+    assert parse_verdict(f"<think>both</think>\n\\boxed{{{box}}}").choice is None
+    one = box.split(" et ")[0].split(" und ")[0]
+    assert parse_verdict(f"<think>one</think>\n\\boxed{{{one}}}").choice == "1"
 
 
 def test_a_spelled_index_named_as_one_of_two_alternatives_is_no_verdict() -> None:
@@ -241,3 +291,13 @@ def test_the_readers_stand_on_language_files_that_list_only_their_number_words()
         [sys.executable, "-c", BARE_FILES], capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["The", "answer", "is", "B", "1"]
+
+
+def test_a_word_two_languages_share_is_one_alternative() -> None:
+    from mmcritic.reading.language import ordinals, pattern, words
+
+    shared = "ou"  # French and Portuguese
+    assert words("or_words", "fr", "pt").count(shared) == 2
+    assert pattern("or_words", "fr", "pt") == "(?:ou)"
+    second = ordinals("es", "pt")[1]
+    assert second.count("segund") == 1, second

@@ -47,6 +47,7 @@ KINDS = {
     "yes_words": "pattern: yes stated anywhere in an answer ('yes', 'oui' before punctuation)",
     "no_words": "pattern: no stated anywhere in an answer ('no', not 'no longer')",
     "or_words": "pattern: the word joining two alternatives ('or', 'ou', 'oder')",
+    "and_words": "pattern: the word joining two things named together ('and', 'et', 'und')",
     "either_words": "pattern: the word opening two alternatives ('either', 'soit')",
     "maybe_words": "pattern: a word offering a value as possible ('maybe', 'peut-être')",
     "possibilities": "pattern: a verb phrase offering a value as possible ('might be')",
@@ -73,6 +74,8 @@ KINDS = {
     "verdict_nouns": "pattern: what a critic calls a response ('response', 'assistant')",
     "verdict_praise": "pattern: what a critic calls the better response ('better', 'closer')",
     "verdict_limits": "pattern: what limits praise to one criterion ('in clarity', 'about')",
+    "verdict_ties": "pattern: a verdict box naming neither response better ('tie', '平局')",
+    "verdict_denials": "pattern: what denies the verdict stated next ('I don't think')",
     "verdict_places": "places: words naming a response by its place ('former' -> 1)",
     "comparisons": "pattern: what sets a value beside another ('compared with', 'followed by')",
     "leading_context": "pattern: what opens a sentence with its context ('According to', 'Of')",
@@ -142,8 +145,9 @@ def words(kind: str, *codes: str) -> list[str]:
 
 def pattern(kind: str, *codes: str) -> str:
     """The regular-expression fragments of one kind in the given languages (all when none is
-    given) as one group of alternatives; a group that never matches when no language has it."""
-    fragments = words(kind, *codes)
+    given) as one group of alternatives, each once (French and Portuguese both say "ou"); a group
+    that never matches when no language has it."""
+    fragments = list(dict.fromkeys(words(kind, *codes)))
     return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
 
 
@@ -154,7 +158,7 @@ def ordinals(*codes: str) -> list[str]:
     for code in codes or LANGUAGES:
         for place, fragment in enumerate(phrases(code, "ordinals")):
             places.setdefault(place, []).append(fragment)
-    return [f"(?:{'|'.join(forms)})" for _, forms in sorted(places.items())]
+    return [f"(?:{'|'.join(dict.fromkeys(forms))})" for _, forms in sorted(places.items())]
 
 
 def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, int]:

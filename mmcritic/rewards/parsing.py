@@ -41,12 +41,9 @@ _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
 _INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
 _ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|one))?")
 # a box naming two responses as alternatives is a hedge, whatever it says of one of them
-_ALTERNATIVES = re.compile(r"\b(?:or|and)\b|/")
+_ALTERNATIVES = re.compile(rf"\b(?:{pattern('or_words')}|{pattern('and_words')})\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
-_TIE = re.compile(
-    r"(?:it'?s\s+)?(?:a\s+)?(?:tie|draw)|c|same|equal|(?:both\s+(?:are\s+)?)?equally\s+good|"
-    r"both(?:\s+(?:are\s+)?equal)?"
-)
+_TIE = re.compile(rf"c|{pattern('verdict_ties')}")  # C: the arena's tie letter
 _INDEX_MEANING = {"1": "1", "a": "1", "1st": "1", "2": "2", "b": "2", "2nd": "2", **_INDEX_WORDS}
 _INDEX_MEANING |= {word: str(value) for word, value in places().items()}
 
@@ -267,14 +264,12 @@ _SETTLES = re.compile(
 # "... if Assistant A is better": a condition, not a verdict.
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
 # "I don't think Response 2 is better": denied, not stated.
-_DENIED = re.compile(
-    r"\b(?:not|n't|never|no\s+longer)\s+(?:\w+\s+){0,3}?(?:say|think|believe|agree|claim|"
-    r"conclude)\s+(?:that\s+)?(?:the\s+)?$",
-    re.IGNORECASE,
-)
+_DENIED = re.compile(pattern("verdict_denials"), re.IGNORECASE)
 # A closing refusal to decide takes back what came before it ("or perhaps Response 2").
+# "or maybe Response 2", "ou peut-être la réponse 2": a response named in any language
+_OR_MAYBE = rf"\b{pattern('or_words')}\s+{pattern('maybe_words')}\s+(?:{pattern('articles')}\s+)?"
 _UNDECIDED = re.compile(
-    pattern("undecided") + r"|\bor\s+(?:perhaps|maybe)\s+(?:" + _WHO + r")?[12ab]\b", re.IGNORECASE
+    rf"{pattern('undecided')}|{_OR_MAYBE}(?:[^\W\d_]+\s*#?\s*)?[12ab]\b", re.IGNORECASE
 )
 
 
