@@ -41,16 +41,17 @@ _LEADING_LETTER = re.compile(
 )
 # a letter in brackets of any kind is read as one in round brackets ("【B】" as "(B)")
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
-_NAMED_LETTER = re.compile(r"\b((?i:option|choice))\s+\(?([A-Za-z])\)?(?![\w'])")
+_OPTION_NOUN = rf"(?i:{language.pattern('option_nouns')})"
+_NAMED_LETTER = re.compile(rf"({_OPTION_NOUN})\s+\(?([A-Za-z])\)?(?![\w'])")
 # an option listed with a tick after it ("B. dog ✓"), and one declared the correct one
 _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", re.MULTILINE)
 _DECLARED_OPTION = re.compile(
-    r"\b(?:option|choice)\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
+    rf"{_OPTION_NOUN}\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
 )
 # two letters offered as alternatives anywhere: "(A) Yes or (B) No", "it's between A and B"
 _LETTER_ALTERNATIVES = re.compile(
     r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+"
-    rf"(?:(?i:{language.pattern('option_nouns')})\s+)?\(?\b([A-Z])\b\)?"
+    rf"(?:{_OPTION_NOUN}\s+)?\(?\b([A-Z])\b\)?"
 )
 _BETWEEN_LETTERS = re.compile(r"\b(?i:between)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 
@@ -477,7 +478,7 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
         if re.match(
-            rf"\s*\(\s*{letter}\s*\)|,?\s*which\s+is\s+(?:option|choice)\s+\(?{letter}\b",
+            rf"\s*\(\s*{letter}\s*\)|,?\s*which\s+is\s+{_OPTION_NOUN}\s+\(?{letter}\b",
             core[end:],
         )
     }
