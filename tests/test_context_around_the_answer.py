@@ -731,6 +731,15 @@ def test_a_count_said_to_be_the_total_answers_how_many_in_total() -> None:
     assert numeric_match(subset, "3", question="How many countries have a value above 40?")
 
 
+@pytest.mark.parametrize(
+    "sum_word", ["so", "therefore", "which adds up to", "which makes", "giving a total of"]
+)
+def test_a_count_summed_up_after_its_parts_is_the_count(sum_word: str) -> None:
+    answer = f"There are 3 apples on the left and 2 apples on the right, {sum_word} 5."
+    assert numeric_match(answer, "5", question="How many apples are there?")
+    assert not numeric_match(answer, "2", question="How many apples are there?")
+
+
 def test_a_colour_named_with_its_chart_part_answers_which_colour() -> None:
     question = "Which color is used to represent Canada?"
     assert relaxed_match("Canada is represented by the red line.", "red", question=question)

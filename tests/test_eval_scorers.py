@@ -960,6 +960,10 @@ def test_a_critic_that_rates_both_about_the_same_names_no_verdict():
         ("The area of the sector is 4π (≈ 12.57).", "4\\pi", True),
         ("The area of the sector is 4π (≈ 12.57).", "12.57", True),
         ("The area of the sector is 4π (approximately 12.57).", "3\\pi", False),
+        ("The area of the sector is 4π (approximately 12.57).", "12.57", True),
+        ("L'aire du secteur est 4π (environ 12.57).", "12.57", True),
+        ("Die Fläche des Sektors ist 4π (etwa 12.57).", "12.57", True),
+        ("Die Fläche des Sektors ist 4π (etwa 12.57).", "4\\pi", True),
     ],
 )
 def test_a_decimal_approximation_beside_the_value_does_not_hide_it(response, target, expected):

@@ -111,9 +111,8 @@ _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECA
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
 _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
-_TOTAL = re.compile(
-    r"\b(?:so|making|which\s+makes|(?:for\s+)?a\s+total\s+of|total(?:ling)?)\s+(\d[\d,]*)\b", re.I
-)
+_SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b(?:making|a\s+total\s+of|total)"
+_TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
 # a response cut off before its value, once stripped: it ends on a word left open ("is"), an "=",
 # a dash or comma after a label, an operator after a space (a sum left open, not "C++"), or
 # inside a box it opened and never closed

@@ -30,6 +30,7 @@ from mmcritic.eval.choices import choice_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
+from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import CJK, fold
 from mmcritic.reading.statements import (
     YEAR,
@@ -55,9 +56,8 @@ _UNIT = re.compile(
 )
 _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
 # a decimal approximation beside the value, read as "≈ 5.66": "4√2 (approximately 5.66)"
-_APPROXIMATION_ASIDE = re.compile(
-    r"\(\s*(?:≈|~|approx\.?|approximately|about|roughly)\s*(?P<value>[^()]*)\)", re.IGNORECASE
-)
+_APPROXIMATE = pattern("approximations")
+_APPROXIMATION_ASIDE = re.compile(rf"\(\s*(?:≈|~|{_APPROXIMATE})\s*(?P<value>[^()]*)\)", re.I)
 # a number with its percent sign; not one glued to a Latin letter, which labels ("FY2022")
 _NUMBER_IN_TEXT = re.compile(
     rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|percent))?(?:\s+({'|'.join(SCALES)})\b)?",
@@ -76,7 +76,7 @@ _UNVERIFIABLE = re.compile(
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 # a value told beside a text answer: "Norway at about 45%"
 _VALUE_BESIDE = re.compile(
-    r"\s+(?:with|at)\s+(?:about\s+|around\s+|approximately\s+|nearly\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
+    rf"\s+(?:with|at)\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
 # an answer glossed in brackets after CJK text: "12月（December）"

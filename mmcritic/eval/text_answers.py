@@ -52,7 +52,7 @@ _TEXT_KEY_PHRASES = (
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top is ..."
 _LATER_COPULA = re.compile(
-    r"^(?:[^\W\d_][\w-]*\s+){1,4}?(?:is|was|are|were|(?:appears|seems|looks)\s+to\s+be)\s+",
+    rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|(?:appears|seems|looks)\s+to\s+be)\s+",
     re.IGNORECASE,
 )
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14",

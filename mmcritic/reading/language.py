@@ -50,6 +50,7 @@ KINDS = {
     "and_words": "pattern: the word joining two things named together ('and', 'et', 'und')",
     "either_words": "pattern: the word opening two alternatives ('either', 'soit')",
     "maybe_words": "pattern: a word offering a value as possible ('maybe', 'peut-être')",
+    "approximations": "pattern: what says a value is approximate ('about', 'environ', '约')",
     "possibilities": "pattern: a verb phrase offering a value as possible ('might be')",
     "value_pairs": "pattern: two values as a pair, `{value}` the first ('between {value} and')",
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
