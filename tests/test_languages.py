@@ -301,3 +301,12 @@ def test_a_word_two_languages_share_is_one_alternative() -> None:
     assert pattern("or_words", "fr", "pt") == "(?:ou)"
     second = ordinals("es", "pt")[1]
     assert second.count("segund") == 1, second
+
+
+@pytest.mark.parametrize("joined", ["A ou C", "A oder C", "A und C", "A o C", "A e C", "A and C"])
+def test_two_letters_joined_in_any_listed_language_pick_none(joined: str) -> None:
+    from mmcritic.eval.choices import read_choice
+
+    letters, options = ["A", "B", "C", "D"], ["cat", "dog", "fish", "bird"]
+    assert read_choice(joined, letters, options).letter is None
+    assert read_choice("no (B)", letters, options).letter == "B"  # "o" is no word inside "no"

@@ -69,17 +69,13 @@ def _named_letters(text: str, letters: Sequence[str]) -> list[str]:
 
 # a turn, commitment or conclusion: after an option's text it makes a later letter the pick
 # ("..., but I'll go with B"); after a first sentence it voids that sentence's main-clause pick
-_TURN_OR_COMMITMENT = re.compile(
-    "|".join(
-        language.pattern(kind)
-        for kind in ("turns", "concessions", "commitments", "option_nouns", "conclusions")
-    ),
-    re.IGNORECASE,
-)
+_TURN_KINDS = ("turns", "concessions", "commitments", "option_nouns", "conclusions")
+_TURN_OR_COMMITMENT = re.compile("|".join(map(language.pattern, _TURN_KINDS)), re.IGNORECASE)
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
 _DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
 # what joins two options offered as alternatives: " or ", ", or (B) ", " or a "
-_ALTERNATIVE = re.compile(r"\W*(?:\(\s*[A-Z]\s*\))?\W*or\W*(?:(?:an?|the)\s+)?", re.I)
+_OR, _AND, _ARTICLE = map(language.pattern, ("or_words", "and_words", "articles"))
+_ALTERNATIVE = re.compile(rf"\W*(?:\(\s*[A-Z]\s*\))?\W*{_OR}\W*(?:{_ARTICLE}\s+)?", re.I)
 # what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
     rf"{language.pattern('rejections')}\s+(?:(?:the|an?)\s+)?"
@@ -93,7 +89,7 @@ _REJECTION_REACH = 200
 _EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
 # what may separate the options of an echoed option list: punctuation, spaces, "and", or a unit
 # the option's pattern leaves out ("A:110°\nB:70°")
-_ECHO_SEPARATOR = re.compile(r"[°%\s,;.]*(?:(?:and|or)\s+)?")
+_ECHO_SEPARATOR = re.compile(rf"[°%\s,;.]*(?:(?:{_AND}|{_OR})\s+)?")
 # what follows a mention the answer sets against its pick or rules out: "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
     r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*"
@@ -129,7 +125,7 @@ _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 _BARE_LETTER = re.compile(r"\(?([A-Z])\)?[.)]?")
 _SEVERAL_LETTERS = re.compile(
-    r"\(?[A-Z]\)?(?:(?:\s*(?:,|and|or|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
+    rf"\(?[A-Z]\)?(?:(?:\s*(?:,|\b(?:{_AND}|{_OR})\b|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
 )
 
 
