@@ -310,3 +310,41 @@ def test_two_letters_joined_in_any_listed_language_pick_none(joined: str) -> Non
     letters, options = ["A", "B", "C", "D"], ["cat", "dog", "fish", "bird"]
     assert read_choice(joined, letters, options).letter is None
     assert read_choice("no (B)", letters, options).letter == "B"  # "o" is no word inside "no"
+
+
+# a comparison asked in each language, an answer that the two are the same, one that the first
+# is larger (no sameness, so no answer read from it) and the same answer to a question that
+# compares nothing
+_SAME_SIZE = {
+    "en": ("Is the left circle larger than the right one?", "Both circles are the same size.",
+           "The left circle is clearly larger."),
+    "fr": ("Le cercle de gauche est-il plus grand que celui de droite ?",
+           "Les deux cercles ont la même taille.", "Le cercle de gauche est nettement plus grand."),
+    "de": ("Ist der linke Kreis größer als der rechte?", "Beide Kreise sind gleich groß.",
+           "Der linke Kreis ist deutlich größer."),
+    "es": ("¿Es el círculo izquierdo más grande que el derecho?",
+           "Ambos círculos tienen el mismo tamaño.", "El círculo izquierdo es claramente mayor."),
+    "pt": ("O círculo da esquerda é maior do que o da direita?",
+           "Os dois círculos têm o mesmo tamanho.", "O círculo da esquerda é claramente maior."),
+    "zh": ("左边的圆比右边的圆大吗？", "两个圆一样大。", "左边的圆明显更大。"),
+    "ja": ("左の円は右の円より大きいですか？", "二つの円は同じ大きさです。",
+           "左の円の方が明らかに大きく見えます。"),
+    "ko": ("왼쪽 원이 오른쪽 원보다 큽니까?", "두 원의 크기는 같습니다.",
+           "왼쪽 원이 분명히 더 크게 보입니다."),
+}  # fmt: skip
+
+
+def test_every_language_has_a_same_size_example() -> None:
+    assert set(_SAME_SIZE) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_calling_the_two_compared_things_the_same_answers_no_in_any_listed_language(
+    code: str,
+) -> None:
+    from mmcritic.eval.yes_no import yes_no
+
+    question, same, larger = _SAME_SIZE[code]
+    assert yes_no(same, question) == "no", code
+    assert yes_no(larger, question) != "no", code
+    assert yes_no(same, "Describe the two circles.") is None, code

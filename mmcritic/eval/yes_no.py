@@ -18,8 +18,7 @@ _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
 _CONCLUDING = pattern("conclusions")
 _NEGATED_CONCLUSION = re.compile(rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?{pattern('denials')}")
 # a comparison asked ("Is the left circle larger than ...?") and an answer of sameness
-_COMPARATIVE = re.compile(r"\b(?:is|are|was|were|does|do)\b.*\b(?:\w+er|more|less|fewer)\s+than\b")
-_SAME = re.compile(r"\b(?:the\s+same|equal(?:ly)?|identical)\b")
+_COMPARATIVE, _SAME = re.compile(pattern("comparatives")), re.compile(pattern("sameness"))
 _FRAMING_WORDS = frozenset({"equal", "exactly", "really", "actually", "true"}) | frozenset(
     ["figure", "image", "picture", "chart", "photo", "diagram", "shown", "according"]
 )

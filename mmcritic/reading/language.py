@@ -51,6 +51,8 @@ KINDS = {
     "either_words": "pattern: the word opening two alternatives ('either', 'soit')",
     "maybe_words": "pattern: a word offering a value as possible ('maybe', 'peut-être')",
     "approximations": "pattern: what says a value is approximate ('about', 'environ', '约')",
+    "comparatives": "pattern: a question comparing two things, lower case ('larger than')",
+    "sameness": "pattern: an answer calling two things the same, lower case ('the same', '一样')",
     "possibilities": "pattern: a verb phrase offering a value as possible ('might be')",
     "value_pairs": "pattern: two values as a pair, `{value}` the first ('between {value} and')",
     "no_openings": "pattern: no opening an answer ('nein', '不是')",
@@ -145,9 +147,8 @@ def words(kind: str, *codes: str) -> list[str]:
 
 
 def pattern(kind: str, *codes: str) -> str:
-    """The regular-expression fragments of one kind in the given languages (all when none is
-    given) as one group of alternatives, each once (French and Portuguese both say "ou"); a group
-    that never matches when no language has it."""
+    """One kind's regular-expression fragments in the given languages (all when none is given) as
+    one group of alternatives, each once ("ou"); a group that never matches when none has it."""
     fragments = list(dict.fromkeys(words(kind, *codes)))
     return f"(?:{'|'.join(fragments)})" if fragments else "(?!)"
 
