@@ -73,12 +73,15 @@ def test_a_verdict_followed_by_or_maybe_the_other_is_none_in_each_language(
 
 
 @pytest.mark.parametrize(
-    "box", ["Réponse 1 est meilleure et Réponse 2", "Antwort 1 ist besser und Antwort 2"]
+    ("one", "both"),
+    [
+        ("Réponse 1 est meilleure", "Réponse 1 est meilleure et Réponse 2"),
+        ("Antwort 1 ist besser", "Antwort 1 ist besser und Antwort 2"),
+    ],
 )
-def test_a_box_naming_both_responses_in_another_language_is_no_verdict(box: str) -> None:
-    assert parse_verdict(f"<think>both</think>\n\\boxed{{{box}}}").choice is None
-    one = box.split(" et ")[0].split(" und ")[0]
+def test_a_box_naming_both_responses_in_another_language_is_no_verdict(one: str, both: str) -> None:
     assert parse_verdict(f"<think>one</think>\n\\boxed{{{one}}}").choice == "1"
+    assert parse_verdict(f"<think>both</think>\n\\boxed{{{both}}}").choice is None
 
 
 def test_a_spelled_index_named_as_one_of_two_alternatives_is_no_verdict() -> None:
@@ -309,7 +312,13 @@ def test_two_letters_joined_in_any_listed_language_pick_none(joined: str) -> Non
 
     letters, options = ["A", "B", "C", "D"], ["cat", "dog", "fish", "bird"]
     assert read_choice(joined, letters, options).letter is None
-    assert read_choice("no (B)", letters, options).letter == "B"  # "o" is no word inside "no"
+
+
+def test_an_or_word_inside_a_word_joins_no_letters() -> None:
+    from mmcritic.eval.choices import read_choice
+
+    # Spanish "o" is a whole word only: "no (B)" is not the letters n and B
+    assert read_choice("no (B)", ["A", "B"], ["yes", "no"]).letter == "B"
 
 
 # a comparison asked in each language, an answer that the two are the same, one that the first
@@ -348,3 +357,12 @@ def test_calling_the_two_compared_things_the_same_answers_no_in_any_listed_langu
     assert yes_no(same, question) == "no", code
     assert yes_no(larger, question) != "no", code
     assert yes_no(same, "Describe the two circles.") is None, code
+
+
+@pytest.mark.parametrize(
+    "same", ["Os dois círculos são iguais.", "O círculo da esquerda é igual ao da direita."]
+)
+def test_equal_in_the_singular_and_the_plural_is_sameness_in_portuguese(same: str) -> None:
+    from mmcritic.eval.yes_no import yes_no
+
+    assert yes_no(same, _SAME_SIZE["pt"][0]) == "no"
