@@ -1,9 +1,8 @@
 """The span of a free answer that states a value, and numbers as people write them.
 
-Built on the format and final-statement stages of `mmcritic.reading`; the option, yes/no and
-text readers build on this. Nothing here raises on model output, and a numeral of more than
-`MAX_DIGITS` digits or beyond float range is no number (`number_value`), so "1e400" never
-matches as infinity.
+Built on `mmcritic.reading`; the option, yes/no and text readers build on this. Nothing here
+raises on model output, and a numeral beyond `MAX_DIGITS` digits or float range is no number
+(`number_value`): "1e400" never matches as infinity.
 """
 
 from __future__ import annotations
@@ -35,9 +34,8 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import reading_of
 
-# what states no value of the answer: a value it sets aside after its own ("the answer is 2, not
-# 3") or a rate's base ("10 per 1,000"); no match starts inside a run of whitespace, which would
-# cost time quadratic in the run's length
+# no value of the answer: one set aside after its own ("2, not 3") or a rate's base ("10 per
+# 1,000"); no match starts inside a run of whitespace (quadratic time)
 _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?|(?<!\s)\s+per\s+\d[\d,]*")
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
@@ -45,26 +43,22 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _ENDING_FRACTION = re.compile(
     r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
 )
-# scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits,
-# where each start would read the same number again
+# scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits
 _TIMES_TEN = re.compile(
     r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:[×·*x]|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
 MAX_DIGITS = 300
-# an exponent of more digits than this puts any nonzero value beyond float range
-_MAX_EXPONENT_DIGITS = 4
-# the words that scale a number: "1.5 million"
-SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_MAX_EXPONENT_DIGITS = 4  # more puts any nonzero value beyond float range
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}  # "1.5 million"
 _SCALE = re.compile(rf"({'|'.join(SCALES)})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 EDGE_PUNCTUATION = ",.!?;:'\" "
-# inline math holding no other opener, so one never closed is not read to the end of the text
-# from each opener in turn (quadratic time)
+# inline math holding no other opener: one never closed is not read to the end from each opener
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
-# a trailing condition on a variable, which states no answer: "attained at x = 1"; the word
-# before it starts at a word's first letter, as each start inside one would cost quadratic time
+# a trailing condition on a variable, no answer: "attained at x = 1"; the word before it starts
+# at a word's first letter (each start inside one would cost quadratic time)
 _CONDITION = re.compile(
     r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*"
     r"(?:[^,;.]|\.(?=\d))*$",  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
@@ -113,16 +107,14 @@ _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b(?:making|a\s+total\s+of|total)"
 _TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
-# a response cut off before its value, once stripped: it ends on a word left open ("is"), an "=",
-# a dash or comma after a label, an operator after a space (a sum left open, not "C++"), or
-# inside a box it opened and never closed
+# a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
+# comma after a label, an operator after a space (not "C++"), or inside a box never closed
 _DANGLING = re.compile(
     rf"(?:\b{pattern('dangling_words')}|[=:,–—×÷]|\s[-+*/]|(?-i:\\boxed)\s*\{{[^{{}}]*)$", re.I
 )
 # an equation as the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
 _EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
-# the left side of "14 + 17 = 31", matched reversed from the end so that a long run of digits
-# is read once, not from each of its digits
+# the left side of "14 + 17 = 31", matched reversed so a long run of digits is read once
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
@@ -134,16 +126,16 @@ _OF_THEM = re.compile(
 )
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
-# "How many blue cups are in the image?": the counted noun is the word before the verb
-# "How many percentage points higher was ...": the noun before a comparative
+# the counted noun: the word before the verb ("How many blue cups are in the image?") or a
+# comparative ("How many percentage points higher was ..."), else the word after "how many"
+# ("How many categories exceed 20%?")
 _HOW_MANY = re.compile(
-    r"\bhow\s+many\s+(?:of\s+the\s+)?(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
+    r"\bhow\s+many\s+(?:of\s+the\s+)?(?:(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
     r"(?:(?:more|less|[a-z]+er)\s+)?"
-    r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there)\b",
+    r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there)\b"
+    r"|(?P<first>[a-z][\w-]*)\s)",
     re.IGNORECASE,
 )
-# "How many categories exceed 20%?": with no verb of those above, the word after "how many"
-_HOW_MANY_THEN_VERB = re.compile(r"\bhow\s+many\s+(?:of\s+the\s+)?(?P<noun>[a-z][\w-]*)\s", re.I)
 # a clause that counts things: "There are 4 bars", "7 line items", "places 10 orders",
 # "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
@@ -164,11 +156,10 @@ _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITI
 
 
 def answer_span(response: str, question: str | None = None) -> str:
-    """The part of a free numeric or mathematical answer that states it: the marked answer (box,
-    JSON, "answer is"), else the last bold span holding a digit, else the value after the last
-    `=` (not a trailing condition), else the count a "how many" question asks for, else what
-    follows the verb of the sentence stating a number (the one restating the question, else the
-    last); else the whole answer. An empty string when the response is cut off."""
+    """The part of a free numeric or mathematical answer that states it: the marked answer, else
+    the last bold span holding a digit, else the value after the last `=`, else the count a "how
+    many" question asks for, else what follows the verb of the sentence stating a number (the one
+    restating the question, else the last); else the whole answer. Empty when cut off."""
     if (stated := stated_answer(response)) is not None:
         return stated
     region = answer_region(response)
@@ -224,32 +215,30 @@ def answer_span(response: str, question: str | None = None) -> str:
 
 
 def _stated_before_appositive(tail: str) -> str:
-    """What a verb states before a noun phrase saying what its value is ("37, the size ..."),
-    unless several values come first and the phrase sums them up with its own ("from $618
-    billion to $760 billion, an increase of $142 billion")."""
+    """What a verb states before a noun phrase saying what it is ("37, the size ..."), unless
+    that sums up several values before it ("from $618 to $760 billion, an increase of $142")."""
     head, *appositive = _WHAT_IT_IS.split(tail, maxsplit=1)
     several = len(_THOUSANDS_OR_NUMBER.findall(head)) > 1
     return appositive[0] if appositive and several and holds_digit(appositive[0]) else head
 
 
 def _names_asked(clause: str, question: str | None) -> bool:
-    """Whether a clause's subject is only words of the question, no number among them ("its
-    area is 64" for "What is the area of the square?", not "in 2020 it was 3.95")."""
+    """A subject of only the question's words and no number ("its area is 64", not "in 2020 it
+    was 3.95")."""
     subject = _COPULA.split(clause, maxsplit=1)[0]
     return not holds_digit(subject) and subject_restates(clause, question or "")
 
 
 def _restates(line: str, question: str | None) -> bool:
-    """Whether a label line's label is only words of the question ("Chromatic number: 2" for
-    "what is the chromatic number?")."""
+    """A label of only the question's words ("Chromatic number: 2")."""
     label = line.split(":", 1)[0]
     words = topic_words(label)
     return bool(words) and not holds_digit(label) and words <= topic_words(question or "")
 
 
 def _without_condition(line: str) -> str:
-    """A line without a trailing condition ("4, attained at x = 1"), unless the condition is
-    all it states ("The line crosses the x-axis at x = 2.5.")."""
+    """Without a trailing condition ("4, attained at x = 1"), unless that is all the line states
+    ("The line crosses the x-axis at x = 2.5.")."""
     kept = _CONDITION.sub("", line)
     return kept if holds_digit(kept) else line
 
@@ -261,9 +250,8 @@ def is_cut_off(text: str) -> bool:
 
 
 def _equated_value(sentence: str, question: str | None) -> str:
-    """The value after a sentence's last `=`, before a trailing clause; of several equations,
-    the last whose left side the question's asking sentence names (not a given it states); for
-    an equation as subject, what it has ("f(x) = 1 has 3 solutions" is 3)."""
+    """The value after the last `=`, before a trailing clause; of several equations, the last
+    whose left side the question's asking sentence names (not a given it states)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
     asking = asked_sentence(question or "")
     asked = [equation for equation in equations if _names_side(equation, asking)]
@@ -279,11 +267,10 @@ def _names_side(equation: str, asking: str) -> bool:
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
-    """The clauses of an equation's sentence that may state the answer instead of it: a result
-    it rounds or adds up to ("..., which rounds to 8"); unless the equation, other than as an
-    explanation, computes its value from numbers, the others too when the equation is not in
-    the first ("The circumference is 14π, using C = 2πr"), else those restating the question
-    more."""
+    """Clauses of an equation's sentence that may state the answer instead: a result ("...,
+    which rounds to 8"); unless the equation computes from numbers (not as an explanation), the
+    others when it is not in the first ("It is 14π, using C = 2πr"), else those restating the
+    question more."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
@@ -304,7 +291,7 @@ def holds_digit(text: str) -> bool:
 
 
 def _verb_then_value(sentence: str) -> bool:
-    """A sentence that states a value after its verb: a number or a formula ("is 4 − π")."""
+    """A number or a formula after the verb ("is 4 − π")."""
     verb = _COPULA.search(sentence)
     return verb is not None and _MATH_VALUE.search(sentence[verb.end() :]) is not None
 
@@ -326,10 +313,10 @@ def value_strength(clause: str) -> int:
 def stated_count(text: str, question: str | None) -> str | None:
     """For a "how many X" question, the number the answer puts before X ("There are three bars
     above 40"), from the last sentence that states a number; None otherwise."""
-    asked = _HOW_MANY.search(question or "") or _HOW_MANY_THEN_VERB.search(question or "")
-    if asked is None:
+    question = question or ""
+    if (asked := _HOW_MANY.search(question)) is None:
         return None
-    noun = re.escape(asked.group("noun").lower().removesuffix("s"))
+    noun = re.escape((asked["noun"] or asked["first"]).lower().removesuffix("s"))
     # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000" would be read from each
     # group) or a range
     count = re.compile(
@@ -338,32 +325,33 @@ def stated_count(text: str, question: str | None) -> str | None:
         re.IGNORECASE,
     )
     numbered = [sentence for sentence in sentences(number_word(text)) if holds_digit(sentence)]
-    found = list(count.finditer(numbered[-1])) if numbered else []
+    if not numbered:
+        return None
+    last = numbered[-1]
+    found = list(count.finditer(last))
     if not found and len(numbered) > 1 and count.search(numbered[-2]):
-        found = list(_OF_THEM.finditer(numbered[-1]))  # "5 bars in total; 3 of them exceed 40"
+        found = list(_OF_THEM.finditer(last))  # "5 bars in total; 3 of them exceed 40"
     if not found:
         # the part of things counted under another name that the question asks about ("5 people
         # in total, and 2 of them are on the right sidewalk"); else a later total that names no
         # noun ("; adding 310 gives 1,560") answers
-        subset = _asked_subset(numbered[-1], 0, question or "") if numbered else None
+        subset = _asked_subset(last, 0, question)
         return subset.group(1) if subset else None
-    # the last count, unless the sentence then sums up ("..., so 5 in total")
-    total = _TOTAL.search(numbered[-1], found[-1].end())
-    subset = _asked_subset(numbered[-1], found[-1].end(), question or "")
+    # the last count, unless the sentence then sums up ("..., so 5 in total") or counts a part
+    total = _TOTAL.search(last, found[-1].end()) or _asked_subset(last, found[-1].end(), question)
     # the count said to be the total, where the question asks for one ("... have in total?")
-    asks_total = _IN_TOTAL.search(question or "") is not None
-    totalled = [m for m in found if asks_total and _IN_TOTAL.match(numbered[-1], m.end())]
+    asks_total = _IN_TOTAL.search(question) is not None
+    totalled = [m for m in found if asks_total and _IN_TOTAL.match(last, m.end())]
     # the count a colon then breaks down: "There are 8 triangles: 4 small ones, ..., and 1 large"
-    broken_down = [m for m in found if m.end() <= numbered[-1].find(": ")]
-    count_text = (total or subset or (totalled or broken_down or found)[-1]).group(1)
+    broken_down = [m for m in found if m.end() <= last.find(": ")]
+    count_text = (total or (totalled or broken_down or found)[-1]).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
-    return numbered[-1] if reading_of(numbered[-1]).has("alternatives") else count_text
+    return last if reading_of(last).has("alternatives") else count_text
 
 
 def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | None:
-    """A part of the things counted that the sentence goes on to count ("2 of them are below
-    6", "and sales exceeded 500 in 3 of them"), when the question asks about that part's clause
-    more than about the whole's."""
+    """A part of the things counted that the sentence goes on to count ("and sales exceeded 500
+    in 3 of them"), when the question asks about that part's clause more than the whole's."""
     subset = _OF_THEM.search(sentence, after)
     if subset is None:
         return None
@@ -407,8 +395,9 @@ def option_words(text: str) -> str:
 def same_words(answer: str, target: str) -> bool:
     """Whether an answer says the target's words, up to case, punctuation, a leading article,
     number words and inflection ("circular" for "circle")."""
-    said = LEADING_ARTICLE.sub("", option_words(answer)).split()
-    wanted = LEADING_ARTICLE.sub("", option_words(target)).split()
+    said, wanted = (
+        LEADING_ARTICLE.sub("", option_words(text)).split() for text in (answer, target)
+    )
     return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
 
 
@@ -431,8 +420,7 @@ def plain_words(text: str) -> str:
 
 
 def american_spelling(word: str) -> str:
-    """A lower-cased word in American spelling ("colour" is "color"), so a British answer reads
-    as an American gold. Most words match no pattern, which one search tells."""
+    """A lower-cased word in American spelling ("colour" is "color"); one search passes most."""
     if _BRITISH.search(word) is None:
         return word
     for british, american in _BRITISH_SPELLINGS:
@@ -442,25 +430,23 @@ def american_spelling(word: str) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """A number read from text; `percent` records a trailing `%`."""
+    """A number read from text; `percent` records a trailing `%`, `scale` a scale word after it
+    (1e6 for "1.5 million")."""
 
     value: float
     percent: bool = False
-    # a scale word stated after it: 1e6 for "1.5 million"
     scale: float = 1.0
 
     @property
     def readings(self) -> tuple[float, float]:
-        """The value as written and as scaled: "$2 million" is 2 on a chart in millions, and
-        2000000."""
+        """As written and scaled: "$2 million" is 2 on a chart in millions, and 2000000."""
         return self.value, self.value * self.scale
 
 
 def parse_number(text: str) -> Number | None:
-    """The last number in a short answer as a person reads it, with separators, currency,
-    fractions (not a date's), mixed numbers and scientific notation, and a value set aside
-    dropped ("2, not 3" is 2). A scale word after it goes in `scale`, as a chart may give its
-    values in millions. None when there is no number, or the last is of no usable size."""
+    """The last number in a short answer as a person reads it (`written_numbers`), a fraction or
+    mixed number whole (not a date's) and a value set aside dropped ("2, not 3" is 2); a scale
+    word after it goes in `scale`. None when there is none, or the last is of no usable size."""
     cleaned = values_only(number_word(written_numbers(text)).translate(MARKUP)).strip()
     if not (matches := list(_NUMBER.finditer(cleaned))):
         return None
@@ -494,23 +480,20 @@ def written_numbers(text: str) -> str:
 
 
 def _scientific(match: re.Match[str]) -> str:
-    """`4.5 × 10^4` as `45000`; a value of no usable size stays in E notation (`1e400`), which
-    every number reader then passes over, instead of being computed as `10 ** 400`."""
+    """`4.5 × 10^4` as `45000`; of no usable size it stays `1e400`, not computed as 10 ** 400."""
     numeral = f"{match.group(1)}e{match.group(2)}"
     return numeral if (value := number_value(numeral)) is None else f"{value:.15g}"
 
 
 def extract_numbers(text: str) -> list[float]:
-    """Every number in the text, thousands separators removed (MMMU's `extract_numbers`), each
-    as `written_numbers` reads it; numbers of no usable size (`number_value`) left out."""
+    """Every number of usable size in the text as `written_numbers` reads it (MMMU's)."""
     values = (number_value(match.group()) for match in _NUMBER.finditer(written_numbers(text)))
     return [value for value in values if value is not None]
 
 
 def number_value(numeral: str) -> float | None:
-    """The value of a numeral as `_NUMBER` matches it; None when it has more than `MAX_DIGITS`
-    digits before its exponent or lies beyond float range (where `float` gives infinity or
-    zero). The size is checked on the text first, so no huge number is built."""
+    """A numeral's value (`_NUMBER`); None beyond `MAX_DIGITS` digits before its exponent or
+    beyond float range (infinity or zero), checked on the text so no huge number is built."""
     mantissa, _, exponent = numeral.lower().partition("e")
     digits = sum(char.isdigit() for char in mantissa)
     if digits > MAX_DIGITS or len(exponent.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
