@@ -1,8 +1,7 @@
 """The span of a free answer that states a value, and numbers as people write them.
 
-Built on `mmcritic.reading`; the option, yes/no and text readers build on this. Nothing here
-raises on model output, and a numeral beyond `MAX_DIGITS` digits or float range is no number
-(`number_value`): "1e400" never matches as infinity.
+Nothing here raises on model output; a numeral beyond `MAX_DIGITS` digits or float range is no
+number (`number_value`), so "1e400" never matches as infinity.
 """
 
 from __future__ import annotations
@@ -40,9 +39,7 @@ _NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?|(?<!\s)
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text, with a mixed number's whole part ("2 3/4"); not in a date or decimal
-_ENDING_FRACTION = re.compile(
-    r"(?<![\d./])(?:(?P<whole>-?\d+)\s+)?(?P<num>-?\d+)\s*/\s*(?P<den>\d+)\.?$"
-)
+_ENDING_FRACTION = re.compile(r"(?<![\d./])(?:(-?\d+)\s+)?(-?\d+)\s*/\s*(\d+)\.?$")
 # scientific notation after `fold`: "4.5 × 10^4"; no match starts inside a run of digits
 _TIMES_TEN = re.compile(
     r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:[×·*x]|\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
@@ -126,9 +123,8 @@ _OF_THEM = re.compile(
 )
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
 _CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
-# the counted noun: the word before the verb ("How many blue cups are in the image?") or a
-# comparative ("How many percentage points higher was ..."), else the word after "how many"
-# ("How many categories exceed 20%?")
+# the counted noun before a verb or comparative ("How many blue cups are ...", "How many points
+# higher was ..."), else the word after "how many" ("How many categories exceed 20%?")
 _HOW_MANY = re.compile(
     r"\bhow\s+many\s+(?:of\s+the\s+)?(?:(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
     r"(?:(?:more|less|[a-z]+er)\s+)?"
@@ -157,9 +153,8 @@ _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITI
 
 def answer_span(response: str, question: str | None = None) -> str:
     """The part of a free numeric or mathematical answer that states it: the marked answer, else
-    the last bold span holding a digit, else the value after the last `=`, else the count a "how
-    many" question asks for, else what follows the verb of the sentence stating a number (the one
-    restating the question, else the last); else the whole answer. Empty when cut off."""
+    the last bold span with a digit, the value after the last `=`, the count a "how many" question
+    asks for, what follows the verb of a sentence stating a number, or all; "" when cut off."""
     if (stated := stated_answer(response)) is not None:
         return stated
     region = answer_region(response)
@@ -176,8 +171,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     if labelled and (equated or (len(lines) > 1 and _restates(lines[-1], question))):
         return labelled.group(1).strip()
     if equated:
-        # a later statement or conclusion states the value ("... = π. So the shaded area is
-        # 4 − π."), else the last equation does
+        # a later statement states the value ("... = π. So the area is 4 − π."), else the equation
         parts = [
             (part, index > 0)
             for sentence in [*sentences(lines[equated[-1]]), *lines[equated[-1] + 1 :]]
@@ -223,8 +217,7 @@ def _stated_before_appositive(tail: str) -> str:
 
 
 def _names_asked(clause: str, question: str | None) -> bool:
-    """A subject of only the question's words and no number ("its area is 64", not "in 2020 it
-    was 3.95")."""
+    """A subject of only the question's words, no number ("its area is 64", not "in 2020 it")."""
     subject = _COPULA.split(clause, maxsplit=1)[0]
     return not holds_digit(subject) and subject_restates(clause, question or "")
 
@@ -237,15 +230,13 @@ def _restates(line: str, question: str | None) -> bool:
 
 
 def _without_condition(line: str) -> str:
-    """Without a trailing condition ("4, attained at x = 1"), unless that is all the line states
-    ("The line crosses the x-axis at x = 2.5.")."""
+    """Without a trailing condition ("4, attained at x = 1"), unless it is all the line states."""
     kept = _CONDITION.sub("", line)
     return kept if holds_digit(kept) else line
 
 
 def is_cut_off(text: str) -> bool:
-    """Whether a response stops before its value, on "is", "equals", "=", "of", "the" ..., or
-    inside a box it opened ("the maximum value is $\\boxed{")."""
+    """Whether a response stops before its value: on "is", "=", "the" ..., or in an open box."""
     return _DANGLING.search(text.strip()) is not None
 
 
@@ -267,10 +258,9 @@ def _names_side(equation: str, asking: str) -> bool:
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
-    """Clauses of an equation's sentence that may state the answer instead: a result ("...,
-    which rounds to 8"); unless the equation computes from numbers (not as an explanation), the
-    others when it is not in the first ("It is 14π, using C = 2πr"), else those restating the
-    question more."""
+    """Clauses of an equation's sentence that may state the answer instead: a result ("..., which
+    rounds to 8"); unless it computes from numbers (not to explain), the others if it is not in the
+    first ("It is 14π, using C = 2πr"), else those restating the question more."""
     own = clauses(sentence)
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
@@ -317,8 +307,7 @@ def stated_count(text: str, question: str | None) -> str | None:
     if (asked := _HOW_MANY.search(question)) is None:
         return None
     noun = re.escape((asked["noun"] or asked["first"]).lower().removesuffix("s"))
-    # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000" would be read from each
-    # group) or a range
+    # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000") or a range
     count = re.compile(
         r"(?<![\w./-])(?<!\d,)(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+|[-–]\d+)?)\s+"
         rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
@@ -332,9 +321,8 @@ def stated_count(text: str, question: str | None) -> str | None:
     if not found and len(numbered) > 1 and count.search(numbered[-2]):
         found = list(_OF_THEM.finditer(last))  # "5 bars in total; 3 of them exceed 40"
     if not found:
-        # the part of things counted under another name that the question asks about ("5 people
-        # in total, and 2 of them are on the right sidewalk"); else a later total that names no
-        # noun ("; adding 310 gives 1,560") answers
+        # a part counted under another name that the question asks about ("5 people in total,
+        # and 2 of them are on the right"), else a total naming no noun ("adding 310 gives 1,560")
         subset = _asked_subset(last, 0, question)
         return subset.group(1) if subset else None
     # the last count, unless the sentence then sums up ("..., so 5 in total") or counts a part
@@ -376,10 +364,10 @@ def _cjk_digits(match: re.Match) -> str:
 
 
 def _digits(match: re.Match) -> str:
-    if match.group("word"):
-        return _WORD_DIGITS[match.group("word").lower()]
-    unit = match.group("unit")
-    return str(TENS[match.group("tens").lower()] + (int(NUMBER_WORDS[unit.lower()]) if unit else 0))
+    word, tens, unit = match.group("word", "tens", "unit")
+    if word:
+        return _WORD_DIGITS[word.lower()]
+    return str(TENS[tens.lower()] + (int(NUMBER_WORDS[unit.lower()]) if unit else 0))
 
 
 def latex_fractions(text: str) -> str:
@@ -395,9 +383,8 @@ def option_words(text: str) -> str:
 def same_words(answer: str, target: str) -> bool:
     """Whether an answer says the target's words, up to case, punctuation, a leading article,
     number words and inflection ("circular" for "circle")."""
-    said, wanted = (
-        LEADING_ARTICLE.sub("", option_words(text)).split() for text in (answer, target)
-    )
+    said = LEADING_ARTICLE.sub("", option_words(answer)).split()
+    wanted = LEADING_ARTICLE.sub("", option_words(target)).split()
     return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
 
 
@@ -457,7 +444,7 @@ def parse_number(text: str) -> Number | None:
         if None in (whole, num, den):
             return None
         if den:
-            sign = -1 if whole < 0 or fraction.group("num").startswith("-") else 1
+            sign = -1 if whole < 0 or fraction.group(2).startswith("-") else 1
             return Number(sign * (abs(whole) + abs(num) / den))
     if (value := number_value(last.group())) is None:
         return None
@@ -505,6 +492,5 @@ def number_value(numeral: str) -> float | None:
 
 
 def integer_value(digits: str) -> int | None:
-    """An integer numeral's value (`-12`); None beyond `MAX_DIGITS` digits (Python refuses to
-    read more than 4,300, and a numeral that long is no answer)."""
+    """An integer numeral's value; None beyond `MAX_DIGITS` digits (Python refuses past 4,300)."""
     return int(digits) if sum(char.isdigit() for char in digits) <= MAX_DIGITS else None
