@@ -171,7 +171,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     if labelled and (equated or (len(lines) > 1 and _restates(lines[-1], question))):
         return labelled.group(1).strip()
     if equated:
-        # a later statement states the value ("... = π. So the area is 4 − π."), else the equation
+        # a later statement, or one after "so", states the value ("= π. So the area is 4 − π.")
         parts = [
             (part, index > 0)
             for sentence in [*sentences(lines[equated[-1]]), *lines[equated[-1] + 1 :]]
@@ -179,9 +179,7 @@ def answer_span(response: str, question: str | None = None) -> str:
         ]
         last = max(at for at, (part, _) in enumerate(parts) if "=" in part)
         later = parts[last + 1 :] + _beside_the_equation(parts[last][0], question)
-        states = [
-            p for p, concludes in later if _verb_then_value(p) or (concludes and holds_digit(p))
-        ]
+        states = [p for p, so in later if _verb_then_value(p) or (so and holds_digit(p))]
         if not states:
             return _equated_value(parts[last][0], question)
         if any(part in states for part, _ in parts[last + 1 :]):
