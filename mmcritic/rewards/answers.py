@@ -1,8 +1,7 @@
 """Reading what a model wrote: the rationale, the final boxed answer and a pointwise score.
 
-Built on `mmcritic.rewards.parsing`, the parser training rewards use, and following its rule:
-only boxes after the think block count, and an unclosed think block has no answer. Verdicts
-themselves are parsed by `parse_verdict` directly; this module covers the other answer kinds.
+Following the rule of `mmcritic.rewards.parsing`, the parser of training rewards and verdicts:
+only boxes after the think block count, and an unclosed think block has no answer.
 """
 
 from __future__ import annotations
@@ -15,28 +14,22 @@ from mmcritic.text import comparable
 
 _SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
 _BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
-# no answer nests boxes deeper than this
-_MAX_BOX_DEPTH = 8
+_MAX_BOX_DEPTH = 8  # no answer nests boxes deeper than this
 
 
 def rationale(text: str) -> str:
     """The reasoning inside the think block, or the whole text when the model wrote none."""
     text = normalize_tags(text)
     start, end = text.find(THINK_OPEN), text.rfind(THINK_CLOSE)
-    if 0 <= start < end:
-        return text[start + len(THINK_OPEN) : end].strip()
-    return text.strip()
+    return (text[start + len(THINK_OPEN) : end] if 0 <= start < end else text).strip()
 
 
 def final_boxed(text: str) -> str | None:
     """The content of the last box after the think block; None when there is none."""
-    text = normalize_tags(text)
-    close = text.rfind(THINK_CLOSE)
-    if close >= 0:
-        text = text[close + len(THINK_CLOSE) :]
-    elif THINK_OPEN in text:
+    _, close, answer = normalize_tags(text).rpartition(THINK_CLOSE)
+    if not close and THINK_OPEN in answer:
         return None
-    boxes = boxed_contents(text)
+    boxes = boxed_contents(answer)
     return boxes[-1].strip() if boxes else None
 
 
@@ -44,11 +37,8 @@ def as_judged(text: str, label: str = "Final answer") -> str:
     """A policy's answer as a critic is shown it: the reasoning, then "Final answer: X" (`label`)
     for the boxed answer. Think tags, boxes and other verdict markers are taken out, or the
     answer could write the judge's verdict for it; a critique shown to the policy reads the same."""
-    answer = final_boxed(text)
-    shown = _unmarked(rationale(text))
-    if answer is not None:
-        shown = f"{shown}\n{label}: {_unmarked(answer)}".strip()
-    return shown
+    shown, answer = _unmarked(rationale(text)), final_boxed(text)
+    return shown if answer is None else f"{shown}\n{label}: {_unmarked(answer)}".strip()
 
 
 def _unmarked(text: str) -> str:
@@ -57,9 +47,7 @@ def _unmarked(text: str) -> str:
     pass, up to `_MAX_BOX_DEPTH`; a marker left deeper is removed with the rest."""
     text = comparable(text)
     for _ in range(_MAX_BOX_DEPTH):
-        text, unwrapped = _BOX.subn(r"\1", text)
-        if not unwrapped:
-            break
+        text = _BOX.sub(r"\1", text)
     return " ".join(VERDICT_MARKER.sub(" ", text).split())
 
 
@@ -67,11 +55,9 @@ def parse_score(text: str) -> tuple[float | None, str]:
     """(score, reason): the number in the final box (`7/10` is 7), or None with `no_box` or
     `unrecognised`, so a failure is counted rather than read as a low score."""
     boxed = final_boxed(text)
-    if boxed is None:
-        return None, "no_box"
-    match = _SCORE.fullmatch(normalize_answer(boxed))
+    match = None if boxed is None else _SCORE.fullmatch(normalize_answer(boxed))
     if match is None:
-        return None, "unrecognised"
+        return None, "no_box" if boxed is None else "unrecognised"
     return float(match.group("s")), "ok"
 
 
