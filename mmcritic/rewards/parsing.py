@@ -7,6 +7,7 @@ nothing may take more than linear time on long garbage (tens of thousands of cha
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ MAX_VERDICT_CHARS = 64
 
 # a verdict wrapped in a style macro or a second box reads as the verdict
 _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
-_WRAPPERS = (("[", "]"), ("(", ")"), ("{", "}"), ('"', '"'), ("'", "'"), ("<", ">"))
+_WRAPPERS = {"[]", "()", "{}", '""', "''", "<>"}
 
 # what a critic calls a response, in every language the readers know ("Assistant")
 _NOUN = pattern("verdict_nouns")
@@ -81,28 +82,19 @@ def normalize_choice(raw: str) -> str | None:
     """Maps a box's content to `"1"`, `"2"` or `"tie"`; anything else or ambiguous is None, so
     a policy cannot hedge its way to a reward.
 
-    Ignored, repeatedly: case, outer whitespace, `$`, `*`, backticks, a trailing period, text and
-    math font macros, `\\boxed{}`, `\\fbox{}`, and enclosing brackets, braces, `<>` or quotes.
-    What remains must be one of:
-
-    - 1 or 2 in any notation (`+02.0`) or a known language's word for it (`deux`);
-    - an index (digit, A/B or such a word), optionally after "the", a noun and `#`, optionally
-      before `)`: `Assistant B`;
-    - an ordinal, optionally with "the" and a noun or "one": `the 2nd response`;
-    - a tie word, bracketed parts optional: `[it's] [a] tie/draw`, `C` (the arena tie
-      letter), `same`, `equal`, `[both [are]] equally good`, `both [[are] equal]`;
-    - a verdict stated in words, read as words after a box are: `Response 1 is better`.
-
-    Anything naming both responses (`12`, `1,2`, or with "or", "and", "/"), praise on one
-    criterion only, or a longer sentence or box (`MAX_VERDICT_CHARS`) is None: a hedge is never
-    a verdict.
+    Case, spacing, `$`, `*`, backticks, a trailing period, font macros, `\\boxed{}`, `\\fbox{}`
+    and enclosing brackets, braces, `<>` or quotes are peeled off, repeatedly. What remains is 1
+    or 2 in any notation or known language (`+02.0`, `deux`), an index (`the Assistant #B)`), an
+    ordinal (`the 2nd response`), a tie word (`C`, the arena's tie letter; `it's a draw`, `both
+    equally good`) or a verdict stated in words, read as after a box (`Response 1 is better`).
+    Naming both responses (`12`, `1,2`, `1 or 2`, `1/2`), praise on one criterion only or a box
+    over `MAX_VERDICT_CHARS` is None: a hedge is never a verdict.
     """
     if len(raw) > MAX_VERDICT_CHARS:
         return None
     core = _strip_decoration(unicodedata.normalize("NFKC", raw))  # fullwidth ２ is 2
     for form in (_NUMERIC_INDEX, _INDEX, _ORDINAL):
-        match = form.fullmatch(core)
-        if match:
+        if match := form.fullmatch(core):
             return _INDEX_MEANING[match.group("i")]
     if _TIE.fullmatch(core):
         return "tie"
@@ -116,14 +108,9 @@ def _strip_decoration(raw: str) -> str:
     while text != previous:
         previous = text
         text = _WRAPPING_MACRO.sub(r"\1", text).translate(MARKUP)
-        text = _peel(" ".join(text.split()).lower().rstrip(".").strip())
-    return text
-
-
-def _peel(text: str) -> str:
-    for opening, closing in _WRAPPERS:
-        if len(text) >= 2 and text.startswith(opening) and text.endswith(closing):
-            return text[1:-1].strip()
+        text = " ".join(text.split()).lower().rstrip(".").strip()
+        if len(text) >= 2 and text[0] + text[-1] in _WRAPPERS:
+            text = text[1:-1].strip()
     return text
 
 
@@ -132,17 +119,27 @@ def parse_verdict(text: str) -> Verdict:
 
     The think block ends at its first `</think>`; boxes in it, or in a later complete think
     block, are drafts and never count, and a later stray `</think>` is text. An unclosed think
-    block has no verdict. Answer boxes holding two different verdicts are a hedge and give none;
+    block has no verdict. A box that is no verdict (a count) is passed over; two different
+    verdicts, or a box offering alternatives ("\\boxed{1 or 2}"), are a hedge and give none;
     repeating one verdict is fine."""
     parts = _answer_and_thinking(text)
     if parts is None:
         return Verdict(None, None, "unclosed_think")
-    answer, thinking = parts
-    boxes = boxed_contents(answer)
+    boxes = boxed_contents(parts[0])
     if not boxes:
-        reason: Reason = "box_only_in_think" if boxed_contents(thinking) else "no_box"
-        return Verdict(None, None, reason)
-    return _verdict_from_boxes(boxes)
+        return Verdict(None, None, "box_only_in_think" if boxed_contents(parts[1]) else "no_box")
+    verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
+    if len({choice for _, choice in verdicts}) > 1:
+        return Verdict(None, boxes[-1], "conflicting_boxes")
+    if not verdicts or any(_offers_verdicts(box) for box in boxes):
+        return Verdict(None, boxes[-1], "unrecognised")
+    raw, choice = verdicts[-1]
+    return Verdict(choice, raw, "ok")
+
+
+def _offers_verdicts(box: str) -> bool:
+    """Whether a box names two or more verdicts as alternatives: "1 or 2"."""
+    return sum(normalize_choice(part) is not None for part in _ALTERNATIVES.split(box)) >= 2
 
 
 def _answer_and_thinking(text: str) -> tuple[str, str] | None:
@@ -152,9 +149,7 @@ def _answer_and_thinking(text: str) -> tuple[str, str] | None:
     close = text.find(THINK_CLOSE)
     if close >= 0:
         return _without_think_blocks(text[close + len(THINK_CLOSE) :]), text[:close]
-    if THINK_OPEN in text:
-        return None
-    return text, ""
+    return None if THINK_OPEN in text else (text, "")
 
 
 def _without_think_blocks(text: str) -> str:
@@ -170,24 +165,6 @@ def _without_think_blocks(text: str) -> str:
     return "".join(kept)
 
 
-def _verdict_from_boxes(boxes: list[str]) -> Verdict:
-    """The one distinct verdict the boxes hold; a box that is no verdict (a count) is passed over,
-    while two different verdicts or a box offering alternatives ("\\boxed{1 or 2}") leave none."""
-    verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
-    if len({choice for _, choice in verdicts}) > 1:
-        return Verdict(None, boxes[-1], "conflicting_boxes")
-    if not verdicts or any(_offers_verdicts(box) for box in boxes):
-        return Verdict(None, boxes[-1], "unrecognised")
-    raw, choice = verdicts[-1]
-    return Verdict(choice, raw, "ok")
-
-
-def _offers_verdicts(box: str) -> bool:
-    """Whether a box names two or more verdicts as alternatives: "1 or 2"."""
-    parts = _ALTERNATIVES.split(box)
-    return sum(normalize_choice(part) is not None for part in parts) >= 2
-
-
 def has_think_box_format(text: str) -> bool:
     """Whether the tag-normalised, stripped text fully matches
     `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matches newline).
@@ -198,9 +175,7 @@ def has_think_box_format(text: str) -> bool:
     if not text.startswith(THINK_OPEN):
         return False
     close = text.find(THINK_CLOSE, len(THINK_OPEN))
-    if close < 0:
-        return False
-    box = text.find(BOX_OPEN, close + len(THINK_CLOSE))
+    box = text.find(BOX_OPEN, close + len(THINK_CLOSE)) if close >= 0 else -1
     return box >= 0 and text.find("}", box + len(BOX_OPEN)) >= 0
 
 
@@ -243,11 +218,9 @@ def _stated_verdicts() -> str:
 
 def _grouped(statement: str, name: str, slots: dict[str, str]) -> str:
     """A statement with `{who}` and `{better}` filled in and its slots groups `<name>_<n>`."""
-    pieces = _SLOT.split(statement.replace("{who}", _WHO).replace("{better}", _BETTER))
-    grouped = pieces[0]  # text, slot, text, ..., slot, text
-    for number, (slot, text) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True)):
-        grouped += f"(?P<{name}_{number}>{slots[slot]}){text}"
-    return grouped
+    numbers = itertools.count()
+    filled = statement.replace("{who}", _WHO).replace("{better}", _BETTER)
+    return _SLOT.sub(lambda slot: f"(?P<{name}_{next(numbers)}>{slots[slot[1]]})", filled)
 
 
 _PHRASED_VERDICTS = re.compile(f"{_MARKED_VERDICTS}|{_stated_verdicts()}", re.IGNORECASE)
@@ -265,8 +238,8 @@ _SETTLES = re.compile(
 _CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
 # "I don't think Response 2 is better": denied, not stated.
 _DENIED = re.compile(pattern("verdict_denials"), re.IGNORECASE)
-# A closing refusal to decide takes back what came before it ("or perhaps Response 2").
-# "or maybe Response 2", "ou peut-être la réponse 2": a response named in any language
+# A closing refusal to decide takes back what came before it: "or maybe Response 2",
+# "ou peut-être la réponse 2", a response named in any language.
 _OR_MAYBE = rf"\b{pattern('or_words')}\s+{pattern('maybe_words')}\s+(?:{pattern('articles')}\s+)?"
 _UNDECIDED = re.compile(
     rf"{pattern('undecided')}|{_OR_MAYBE}(?:[^\W\d_]+\s*#?\s*)?[12ab]\b", re.IGNORECASE
@@ -292,23 +265,23 @@ def parse_judgement(text: str) -> Judgement:
     Boxes or words that disagree give none unless a revision word ("wait") settles on the later
     one. Drafts inside a think block, in any model family's tags, never count."""
     text = think_tags(text)
-    verdict = parse_verdict(text)
-    parts = _answer_and_thinking(text)
-    stated = _stated_verdict(unicodedata.normalize("NFKC", parts[0])) if parts else None
-    if verdict.reason in ("no_box", "box_only_in_think"):
-        return Judgement(stated, "phrase", "ok") if stated else Judgement(None, None, "no_box")
-    if verdict.reason == "conflicting_boxes" and parts:
-        revised = _revised_box(parts[0])  # "\\boxed{1} Wait, I made an error ... \\boxed{2}"
-        if revised is not None:
-            return Judgement(revised, "box", "ok")
-    choice = verdict.choice
-    if choice is None and verdict.reason == "unrecognised" and stated:
+    verdict, parts = parse_verdict(text), _answer_and_thinking(text)
+    if parts is None:
+        return Judgement(None, None, "unclosed_think")
+    answer = parts[0]
+    stated = _stated_verdict(unicodedata.normalize("NFKC", answer))
+    if verdict.reason == "conflicting_boxes" and (revised := _revised_box(answer)):
+        return Judgement(revised, "box", "ok")  # "\\boxed{1} Wait, I made an error ... \\boxed{2}"
+    if verdict.choice is None and stated and verdict.reason != "conflicting_boxes":
         return Judgement(stated, "phrase", "ok")  # "\\boxed{11} players ... Response 2 is better"
-    if choice in ("1", "2") and stated is not None and stated != choice:
-        if parts and _revised_after_box(parts[0]):  # "\boxed{1} On second thought, ... 2"
+    if verdict.choice is None:
+        reason = "no_box" if verdict.reason == "box_only_in_think" else verdict.reason
+        return Judgement(None, None, reason)
+    if {verdict.choice, stated} == {"1", "2"}:  # the box and the words name different responses
+        if _REVISION.search(answer, answer.rfind("\\boxed")):  # "\\boxed{1} On second thought, 2"
             return Judgement(stated, "phrase", "ok")
         return Judgement(None, None, "conflicting_boxes")
-    return Judgement(choice, "box" if choice else None, "ok" if choice else verdict.reason)
+    return Judgement(verdict.choice, "box", "ok")
 
 
 def _revised_box(answer: str) -> str | None:
@@ -320,20 +293,9 @@ def _revised_box(answer: str) -> str | None:
         if (contents := boxed_contents(answer[match.start() :]))
         and (choice := normalize_choice(contents[0])) in ("1", "2")
     ]
-    if not spans:
-        return None
-    last_at, last = spans[-1]
+    last_at, last = spans[-1] if spans else (0, None)
     earlier = [at for at, choice in spans if choice != last]
-    if earlier and _REVISION.search(answer, earlier[-1], last_at):
-        return last
-    return None
-
-
-def _revised_after_box(answer: str) -> bool:
-    """Whether the words after the answer's last box settle on another verdict: a revision
-    marker ("on second thought") after the box."""
-    last_box = answer.rfind("\\boxed")
-    return last_box >= 0 and _REVISION.search(answer, last_box) is not None
+    return last if earlier and _REVISION.search(answer, earlier[-1], last_at) else None
 
 
 def _stated_verdict(answer: str) -> str | None:
@@ -342,11 +304,10 @@ def _stated_verdict(answer: str) -> str | None:
     disagreeing one, and nothing `_UNDECIDED` follows it; None otherwise. Conditions and denials
     ("[[A]] if Assistant A is better") state nothing."""
     text = answer[-20_000:].translate(MARKUP)  # "**Response 1** is better"
-    bare = _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower())
-    if bare:  # the whole answer is an index: "2", "Answer 2."
-        return _INDEX_MEANING[bare.group("i")]
+    if bare := _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower()):
+        return _INDEX_MEANING[bare.group("i")]  # the whole answer is an index: "2", "Answer 2."
     stated = [
-        (match, _meaning(match))
+        (match, *_meaning(match))
         for match in _PHRASED_VERDICTS.finditer(text)
         if not _CONDITION.search(text, max(0, match.start() - 8), match.start())
         and not _DENIED.search(text, max(0, match.start() - 40), match.start())
@@ -354,11 +315,10 @@ def _stated_verdict(answer: str) -> str | None:
     ]
     if not stated:
         return None
-    last, choice = stated[-1]
-    rivals = [match for match, meaning in stated if meaning != choice]
+    last, role, choice = stated[-1]
+    rivals = [match for match, _, meaning in stated if meaning != choice]
     # "Overall Judgment: ..." settles on itself
-    final = next(name for name, word in last.groupdict().items() if word).startswith("f_")
-    if rivals and not final and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
+    if rivals and role != "f" and not _SETTLES.search(text, rivals[-1].end(), last.start() + 1):
         return None
     return None if _UNDECIDED.search(text, last.end()) else choice
 
@@ -369,7 +329,9 @@ def _sentence_start(text: str, at: int) -> int:
     return max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
 
 
-def _meaning(match: re.Match[str]) -> str:
+def _meaning(match: re.Match[str]) -> tuple[str, str]:
+    """(role, verdict) of a statement: its first group's role and the response it names, the
+    other one for a loser."""
     name, word = next((key, value) for key, value in match.groupdict().items() if value)
     index = _INDEX_MEANING[word.lower()]
-    return ("2" if index == "1" else "1") if name.startswith("l_") else index
+    return name[0], ("2" if index == "1" else "1") if name[0] == "l" else index
