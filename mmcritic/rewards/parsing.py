@@ -131,50 +131,38 @@ def parse_verdict(text: str) -> Verdict:
     verdicts = [(box, choice) for box in boxes if (choice := normalize_choice(box)) is not None]
     if len({choice for _, choice in verdicts}) > 1:
         return Verdict(None, boxes[-1], "conflicting_boxes")
-    if not verdicts or any(_offers_verdicts(box) for box in boxes):
+    if not verdicts or any(  # a box naming two or more verdicts as alternatives: "1 or 2"
+        sum(normalize_choice(part) is not None for part in _ALTERNATIVES.split(box)) >= 2
+        for box in boxes
+    ):
         return Verdict(None, boxes[-1], "unrecognised")
     raw, choice = verdicts[-1]
     return Verdict(choice, raw, "ok")
 
 
-def _offers_verdicts(box: str) -> bool:
-    """Whether a box names two or more verdicts as alternatives: "1 or 2"."""
-    return sum(normalize_choice(part) is not None for part in _ALTERNATIVES.split(box)) >= 2
-
-
 def _answer_and_thinking(text: str) -> tuple[str, str] | None:
-    """(answer, thinking): the text after the first `</think>` with later think blocks cut
-    out, and the text before it; None for a think block opened and never closed."""
+    """(answer, thinking): the text after the first `</think>` with later complete think blocks
+    cut out, and the text before it; None for a think block opened and never closed."""
     text = normalize_tags(text)
     close = text.find(THINK_CLOSE)
-    if close >= 0:
-        return _without_think_blocks(text[close + len(THINK_CLOSE) :]), text[:close]
-    return None if THINK_OPEN in text else (text, "")
-
-
-def _without_think_blocks(text: str) -> str:
-    """The text with every complete `<think>...</think>` block cut out; linear time."""
-    kept, position = [], 0
-    while (start := text.find(THINK_OPEN, position)) >= 0:
-        end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
+    if close < 0:
+        return None if THINK_OPEN in text else (text, "")
+    kept, position = [], close + len(THINK_CLOSE)
+    while (start := text.find(THINK_OPEN, position)) >= 0:  # one pass: linear time
+        end = text.find(THINK_CLOSE, start)
         if end < 0:
             break
         kept.append(text[position:start])
         position = end + len(THINK_CLOSE)
-    kept.append(text[position:])
-    return "".join(kept)
+    return "".join([*kept, text[position:]]), text[:close]
 
 
 def has_think_box_format(text: str) -> bool:
-    """Whether the tag-normalised, stripped text fully matches
-    `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matches newline).
-
-    Searched as each piece's earliest occurrence, which leaves the most room for the next: the
-    same texts pass, in linear time where the backtracking regex is quadratic on repeats."""
+    """Whether `<think>.*</think>.*\\boxed\\{.*\\}.*` (dot matching newline) fully matches the
+    tag-normalised, stripped text. Each piece's earliest occurrence leaves the most room for the
+    next: the same texts pass in linear time; the backtracking regex is quadratic on repeats."""
     text = normalize_tags(text).strip()
-    if not text.startswith(THINK_OPEN):
-        return False
-    close = text.find(THINK_CLOSE, len(THINK_OPEN))
+    close = text.find(THINK_CLOSE, len(THINK_OPEN)) if text.startswith(THINK_OPEN) else -1
     box = text.find(BOX_OPEN, close + len(THINK_CLOSE)) if close >= 0 else -1
     return box >= 0 and text.find("}", box + len(BOX_OPEN)) >= 0
 
@@ -184,8 +172,7 @@ def has_think_box_format(text: str) -> bool:
 _WHO = rf"{_NOUN}\s*#?\s*"
 # praise of a response ("is better"), not on one criterion only ("better in completeness")
 _BETTER = rf"{pattern('verdict_praise')}(?!\s+{pattern('verdict_limits')})"
-# a statement's role, its groups' prefix: a final verdict settles what came before it; a loser
-# names the worse response
+# each role's group prefix: a final verdict settles what came before it, a loser names the worse
 _ROLES = {"f": "verdict_finals", "w": "verdict_statements", "l": "verdict_losers"}
 _SLOT = re.compile(r"\{(index|letter|place)\}")
 # verdicts in a judge prompt's brackets or in JSON ({"winner": "B"}); the prompt's own
@@ -224,13 +211,10 @@ def _grouped(statement: str, name: str, slots: dict[str, str]) -> str:
 
 
 _PHRASED_VERDICTS = re.compile(f"{_MARKED_VERDICTS}|{_stated_verdicts()}", re.IGNORECASE)
-# Between two different stated verdicts, a word that settles on the later one ("wait"); without
-# one the answer states both and has no verdict.
-_REVISION_WORDS = pattern("verdict_revisions")
-_REVISION = re.compile(r"\b" + _REVISION_WORDS + r"\b", re.IGNORECASE)
+# a word settling on the later of two different stated verdicts ("wait"); else neither counts
+_REVISION = re.compile(rf"\b{pattern('verdict_revisions')}\b", re.IGNORECASE)
 _SETTLES = re.compile(
-    rf"\b{_REVISION_WORDS}\b|"
-    + "|".join(pattern(kind) for kind in ("turns", "conclusions", "summaries")),
+    "|".join([_REVISION.pattern, pattern("turns"), pattern("conclusions"), pattern("summaries")]),
     re.IGNORECASE,
 )
 
