@@ -92,26 +92,20 @@ def normalize_choice(raw: str) -> str | None:
     """
     if len(raw) > MAX_VERDICT_CHARS:
         return None
-    core = _strip_decoration(unicodedata.normalize("NFKC", raw))  # fullwidth ２ is 2
+    # peeled repeatedly, as models stack them: `$\boxed{\textbf{[[B]]}}$.`; fullwidth ２ is 2
+    core, previous = unicodedata.normalize("NFKC", raw), None
+    while core != previous:
+        previous = core
+        core = _WRAPPING_MACRO.sub(r"\1", core).translate(MARKUP)
+        core = " ".join(core.split()).lower().rstrip(".").strip()
+        if len(core) >= 2 and core[0] + core[-1] in _WRAPPERS:
+            core = core[1:-1].strip()
     for form in (_NUMERIC_INDEX, _INDEX, _ORDINAL):
         if match := form.fullmatch(core):
             return _INDEX_MEANING[match.group("i")]
     if _TIE.fullmatch(core):
         return "tie"
     return None if _ALTERNATIVES.search(core) else _stated_verdict(core)
-
-
-def _strip_decoration(raw: str) -> str:
-    """The lower-cased core of a verdict with markup and wrappers peeled off, repeatedly, since
-    models stack them (`$\\boxed{\\textbf{[[B]]}}$.`)."""
-    text, previous = raw, None
-    while text != previous:
-        previous = text
-        text = _WRAPPING_MACRO.sub(r"\1", text).translate(MARKUP)
-        text = " ".join(text.split()).lower().rstrip(".").strip()
-        if len(text) >= 2 and text[0] + text[-1] in _WRAPPERS:
-            text = text[1:-1].strip()
-    return text
 
 
 def parse_verdict(text: str) -> Verdict:
@@ -252,8 +246,7 @@ def parse_judgement(text: str) -> Judgement:
     verdict, parts = parse_verdict(text), _answer_and_thinking(text)
     if parts is None:
         return Judgement(None, None, "unclosed_think")
-    answer = parts[0]
-    stated = _stated_verdict(unicodedata.normalize("NFKC", answer))
+    answer, stated = parts[0], _stated_verdict(unicodedata.normalize("NFKC", parts[0]))
     if verdict.reason == "conflicting_boxes" and (revised := _revised_box(answer)):
         return Judgement(revised, "box", "ok")  # "\\boxed{1} Wait, I made an error ... \\boxed{2}"
     if verdict.choice is None and stated and verdict.reason != "conflicting_boxes":
