@@ -7,7 +7,6 @@ nothing may take more than linear time on long garbage (tens of thousands of cha
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -193,15 +192,11 @@ def _stated_verdicts() -> str:
         }
         for role, kind in _ROLES.items():
             for number, statement in enumerate(phrases(code, kind)):
-                statements.append(_grouped(statement, f"{role}_{code}{number}", slots))
+                pieces = _SLOT.split(statement.replace("{who}", _WHO).replace("{better}", _BETTER))
+                for n in range(1, len(pieces), 2):  # text, slot, text, ..., slot, text
+                    pieces[n] = f"(?P<{role}_{code}{number}_{n // 2}>{slots[pieces[n]]})"
+                statements.append("".join(pieces))
     return "|".join(statements) or "(?!)"
-
-
-def _grouped(statement: str, name: str, slots: dict[str, str]) -> str:
-    """A statement with `{who}` and `{better}` filled in and its slots groups `<name>_<n>`."""
-    numbers = itertools.count()
-    filled = statement.replace("{who}", _WHO).replace("{better}", _BETTER)
-    return _SLOT.sub(lambda slot: f"(?P<{name}_{next(numbers)}>{slots[slot[1]]})", filled)
 
 
 _PHRASED_VERDICTS = re.compile(f"{_MARKED_VERDICTS}|{_stated_verdicts()}", re.IGNORECASE)
