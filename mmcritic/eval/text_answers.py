@@ -69,9 +69,8 @@ _RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$
 _ASKS_START = re.compile(r"\b(?:(?:begin|start|open)s?|commence)\b", re.IGNORECASE)
 # a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
 # language, or an English past tense in lower case ("Group A smoked 20 cigarettes")
-_DATED = "|".join(re.escape(word) for word in words("dated"))
 _SENTENCE_VERB = re.compile(
-    rf" (?:(?i:{COPULAS}|{_DATED}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) "
+    rf" (?:(?i:{COPULAS}|{pattern('dated')}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) "
 )
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
@@ -131,9 +130,12 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     question's words before a number unless `keep_asked_words`; quotes and a final stop go."""
     if (stated := stated_answer(response)) is not None:
         return _trimmed(stated)
-    answer = _settled(clean_latex(answer_region(response), keep_bold=True))
-    plain = clean_latex(LATEX_INLINE.sub(r"\1", answer))
-    lines = _answer_lines(plain, question)
+    answer = clean_latex(answer_region(response), keep_bold=True)
+    # what it settles on after its last self-correction: "47-1129. Wait, ... so it is 47-1192."
+    after = reading_of(answer).after_last("correction") or ""
+    if re.search(r"\w", after):
+        answer = after.lstrip(" ,.:;—–-").rstrip()
+    lines = _answer_lines(clean_latex(LATEX_INLINE.sub(r"\1", answer)), question)
     if not lines:
         return ""
     emphasis = BOLD.findall(answer) or ITALIC.findall(answer)
@@ -148,8 +150,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
     if (labelled := _labelled_value(lines, question)) is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
-    said = YES_NO.match(lines[0].lower()) if _YES_NO_QUESTION.match(question) else None
-    if said is not None:
+    if _YES_NO_QUESTION.match(question) and (said := YES_NO.match(lines[0].lower())):
         return lines[0][: said.end()]  # "Yes, the form is signed" for "Is the form signed?"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
     narrowed = _narrowed(without_restatement(sentence, question))
@@ -211,10 +212,9 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
 
 
 def _answering_clause(sentence: str, question: str) -> str:
-    """The main clause of the answering sentence, unless it only counts things and a later
-    clause states the value ("The table lists 6 samples, and the weight asked for is 2.5.") or,
-    with no number, restates the question ("The agenda has 12 items and the meeting is in
-    Atlanta.")."""
+    """The main clause, unless it only counts things and a later clause states the value ("The
+    table lists 6 samples, and the weight asked for is 2.5.") or, with no number, restates the
+    question."""
     main = main_clause(sentence)
     if not re.search(r"\d", sentence) or value_strength(main) > 0:
         return main
@@ -227,23 +227,25 @@ def _answering_clause(sentence: str, question: str) -> str:
 
 
 def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
-    """A clause's answer when it names no year, phone or subject: the clause itself when it has
-    no verb (an imperative's object of the asked preposition: "Please return it to the Personnel
-    Office"), its one number, else what follows the words that restate the question."""
+    """What a clause states when it names no year, phone or subject: a phrase as written (less
+    what the question asks, unless `keep_asked_words`), its one number, else what follows the
+    words that restate the question."""
     if _is_bare(clause):
+        # an imperative's object of the asked preposition: "Please return it to the Office"
         addressed = _after_asked_preposition(clause, question)
         if addressed and len(addressed.split()) < len(clause.split()) - 2:
             return _trimmed(LEADING_ARTICLE.sub("", addressed))
-        if keep_asked_words:
-            return _trimmed(clause)  # "Room 201" as written
-        # "64% of respondents agreed" for "What percentage ... agreed?"; "Summary of Results"
-        return _value_restating(clause, question) or _without_asked_words(clause, question)
+        return _trimmed(clause) if keep_asked_words else _without_asked_words(clause, question)
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
     if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
-        # "A total of 240 participants were enrolled."; "... is Room 210" as written, if kept
-        return _with_asked_word(clause, numbers[0], question) if keep_asked_words else numbers[0]
+        # "A total of 240 participants were enrolled."; if kept, the asked word before it, as a
+        # gold may write it: "Room 210" for "What is the room number?"
+        before = re.search(rf"([^\W\d_]+)\s+{re.escape(numbers[0])}", clause)
+        if keep_asked_words and before and before[1].lower() in content_words(question):
+            return f"{before[1]} {numbers[0]}"
+        return numbers[0]
     tail = (
         _in_range(clause, question)
         or _after_asked_preposition(clause, question)
@@ -251,37 +253,19 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         or _after_key_phrase(clause)
     )
     tail = _VALUE_PREPOSITION.sub("", _without_title(tail, question))  # "is for $1,500.00"
-    tail = _without_kind_noun(LEADING_ARTICLE.sub("", tail), question) if tail != clause else tail
+    if tail != clause:
+        # a name less the noun after it that the question asks about: "Hyatt Regency hotel"
+        tail = LEADING_ARTICLE.sub("", tail)
+        *name, last = tail.rstrip(".").split() or [""]
+        if name and all(word[0].isupper() for word in name) and last in content_words(question):
+            tail = " ".join(name)
     return _trimmed(tail)
 
 
-def _without_kind_noun(span: str, question: str) -> str:
-    """A name without the lower-case noun after it that the question asks about ("Hyatt Regency
-    hotel" for "What is the name of the hotel?"): the noun says what the name is of."""
-    *name, last = span.rstrip(".").split() or [""]
-    is_name = name and all(word[0].isupper() for word in name)
-    return " ".join(name) if is_name and last in content_words(question) else span
-
-
 def _without_title(span: str, question: str) -> str:
-    """For a question asking for a person, the name without the title after it ("R. J.
-    Marshall, Vice President of Marketing")."""
+    """For a question asking for a person, the name less its title ("R. J. Marshall, Vice
+    President of Marketing")."""
     return _TITLE_AFTER_NAME.split(span, maxsplit=1)[0] if _ASKS_WHO.match(question) else span
-
-
-def _with_asked_word(clause: str, number: str, question: str) -> str:
-    """The number with the word before it when the question asks for that word ("the meeting
-    room is Room 210" for "What is the room number?"), as a gold may write it."""
-    before = re.search(rf"([^\W\d_]+)\s+{re.escape(number)}", clause)
-    asked = before and before.group(1).lower() in content_words(question)
-    return f"{before.group(1)} {number}" if asked else number
-
-
-def _settled(answer: str) -> str:
-    """What an answer settles on after its last self-correction ("The invoice number is
-    47-1129. Wait, ... so it is 47-1192."), when anything follows it."""
-    after = reading_of(answer).after_last("correction") or ""
-    return after.lstrip(" ,.:;—–-").rstrip() if re.search(r"\w", after) else answer
 
 
 def _answer_lines(text: str, question: str) -> list[str]:
@@ -291,31 +275,25 @@ def _answer_lines(text: str, question: str) -> list[str]:
     lines = []
     for line in filter(None, map(str.strip, text.splitlines())):
         cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
-        if len(cells) > 1:
-            line = f"{cells[0]}: {', '.join(cells[1:])}"
-        lines.append(line)
+        lines.append(f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else line)
     items = [_LIST_ITEM.match(line) is not None for line in lines]
-    last = lines[-1] if lines else ""
-    restates = content_words(last) & content_words(question)
-    if any(items[:-1]) and not items[-1] and not _is_bare(last) and restates:
-        return [last]
+    after_list = any(items[:-1]) and not items[-1] and not _is_bare(lines[-1])
+    if after_list and content_words(lines[-1]) & content_words(question):
+        return lines[-1:]
     return [_LIST_ITEM.sub("", line) for line in lines]
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:
-    """The short bare line that label lines end on, the answer they lead to ("Men: 45%\nWomen:
-    51%\n\nWomen"); else of several label lines ("Subtotal: $1,200.00", "Total due: $1,245.00"),
-    the value of the one whose label restates the question; None when neither."""
+    """The short bare line that label lines end on ("Men: 45%\nWomen: 51%\n\nWomen"); else of
+    several label lines, the value of the one whose label restates the question."""
     labels = [_label(line) for line in lines]
     closes = len(lines) > 1 and all(labels[:-1]) and labels[-1] is None
     if closes and len(lines[-1].split()) <= 4 and _is_bare(lines[-1]):
         return lines[-1]
     labelled = [label for label in labels if label is not None]
-    if len(labelled) < 2:
-        return None
     wanted = content_words(question)
-    label, value = max(labelled, key=lambda pair: len(wanted & content_words(pair[0])))
-    return value if wanted & content_words(label) else None
+    restating = max(labelled, key=lambda pair: len(wanted & content_words(pair[0])), default=None)
+    return restating[1] if len(labelled) > 1 and wanted & content_words(restating[0]) else None
 
 
 def _label(line: str) -> tuple[str, str] | None:
@@ -338,8 +316,7 @@ def _is_name_part(line: str) -> bool:
 
 
 def _is_bare(text: str) -> bool:
-    """A phrase or a label line rather than a sentence: it has no verb ("From: Tobacco
-    Institute")."""
+    """A phrase or a label line with no verb, not a sentence ("From: Tobacco Institute")."""
     return _SENTENCE_VERB.search(f" {text} ") is None
 
 
@@ -367,16 +344,14 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         return lines[0]
     asks_date = _ASKS_DATE.search(question) is not None
     numeric = all(holds_digit(sentence) for sentence in candidates)
+
+    def strength(sentence: str) -> int:
+        dated = asks_date and _DATE.search(sentence) is not None
+        valued = value_strength(sentence) if numeric else 0
+        return 2 * int(dated) + valued + int(subject_restates(sentence, question))
+
     chosen = stating_clause(
-        "\n".join(candidates),
-        question,
-        lambda _: True,
-        lambda sentence: (
-            2 * int(asks_date and _DATE.search(sentence) is not None)
-            + (value_strength(sentence) if numeric else 0)
-            + int(subject_restates(sentence, question))
-        ),
-        whole_sentences=True,
+        "\n".join(candidates), question, lambda _: True, strength, whole_sentences=True
     )
     return lines[0] if chosen is None else chosen
 
@@ -387,19 +362,15 @@ def _only_apology(sentence: str) -> bool:
     return apology is not None and _is_bare(sentence[apology.end() :])
 
 
-def _value_restating(phrase: str, question: str) -> str | None:
-    """The one number of a phrase whose other words restate the question ("64% of respondents
-    agreed"); None otherwise, or for three words or fewer, which are an answer as written."""
-    numbers = _NUMBER_TOKEN.findall(phrase)
-    rest = content_words(_NUMBER_TOKEN.sub(" ", phrase))
-    one_number = len(numbers) == 1 and len(phrase.split()) > 3
-    return numbers[0] if one_number and rest and rest <= content_words(question) else None
-
-
 def _without_asked_words(phrase: str, question: str) -> str:
-    """A phrase less the question's words it opens with, when a number follows them ("Page 14"
-    for "What is the page number?"), trimmed."""
+    """A phrase's one number when its other words restate the question and it is over three
+    words ("64% of respondents agreed"); else the phrase less the question's words it opens
+    with when a number follows them ("Page 14" for "What is the page number?"), trimmed."""
+    numbers = _NUMBER_TOKEN.findall(phrase)
+    others = content_words(_NUMBER_TOKEN.sub(" ", phrase))
     words = phrase.split()
+    if len(numbers) == 1 and len(words) > 3 and others and others <= content_words(question):
+        return numbers[0]
     asked = {word.removesuffix("s") for word in content_words(question)}
     cut, most = 0, min(2, len(words) - 1)
     while cut < most and words[cut].lower().strip(".,:").removesuffix("s") in asked:
@@ -428,8 +399,8 @@ def _after_restated(clause: str, question: str) -> str | None:
 
 
 def _before_trailing_place(tail: str, question: str) -> str:
-    """A tail without the place that trails it ("Dr. Whittaker at the Research Center"), unless
-    the question asks where."""
+    """A tail less the place after it ("Dr. Whittaker at the Research Center"), unless the
+    question asks where."""
     return tail if _ASKS_WHERE.search(question) else _TRAILING_PLACE.split(tail, maxsplit=1)[0]
 
 
