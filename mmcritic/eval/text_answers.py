@@ -52,8 +52,7 @@ _TEXT_KEY_PHRASES = (
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top is ..."
 _LATER_COPULA = re.compile(
-    rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|(?:appears|seems|looks)\s+to\s+be)\s+",
-    re.IGNORECASE,
+    rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|(?:appears|seems|looks)\s+to\s+be)\s+", re.I
 )
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14",
 # "(est) adressée à"
@@ -158,8 +157,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
 
 
 def _narrowed(sentence: str) -> str | None:
-    """The part of the answering sentence that can hold the answer: after a correction, without
-    a long aside, after "so"; None when it offers two readings."""
+    """The part of a sentence that holds the answer (after a turn, "so"); None for two readings."""
     if reading_of(sentence.split(": ", 1)[0]).has("two_readings"):
         return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
     settled = settled_part(sentence)
@@ -178,9 +176,7 @@ def _narrowed(sentence: str) -> str | None:
 
 
 def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> str:
-    """The answer in the answering sentence: a quoted span, a labelled value, the one Latin run
-    of a CJK sentence, a count, else from its main clause a year the sentence states alone, the
-    one phone number or the subject the question asks for, else what the clause states."""
+    """The answer a sentence states, by the first of these readings that finds one."""
     sentence = without_source(sentence)
     if quoted := [double or single for double, single in _QUOTED.findall(sentence)]:
         return _trimmed(_without_title(quoted[-1], question))
@@ -212,9 +208,8 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
 
 
 def _answering_clause(sentence: str, question: str) -> str:
-    """The main clause, unless it only counts things and a later clause states the value ("The
-    table lists 6 samples, and the weight asked for is 2.5.") or, with no number, restates the
-    question."""
+    """The main clause, unless it only counts ("The table lists 6 samples, and the weight asked
+    for is 2.5."): then the clause stating a value, else the last restating the question."""
     main = main_clause(sentence)
     if not re.search(r"\d", sentence) or value_strength(main) > 0:
         return main
@@ -227,9 +222,8 @@ def _answering_clause(sentence: str, question: str) -> str:
 
 
 def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
-    """What a clause states when it names no year, phone or subject: a phrase as written (less
-    what the question asks, unless `keep_asked_words`), its one number, else what follows the
-    words that restate the question."""
+    """What a clause states: a phrase as written, its one number, else what follows the words
+    that restate the question."""
     if _is_bare(clause):
         # an imperative's object of the asked preposition: "Please return it to the Office"
         addressed = _after_asked_preposition(clause, question)
@@ -263,15 +257,13 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
 
 
 def _without_title(span: str, question: str) -> str:
-    """For a question asking for a person, the name less its title ("R. J. Marshall, Vice
-    President of Marketing")."""
+    """For a question asking for a person, the name less its title ("R. J. Marshall, VP")."""
     return _TITLE_AFTER_NAME.split(span, maxsplit=1)[0] if _ASKS_WHO.match(question) else span
 
 
 def _answer_lines(text: str, question: str) -> list[str]:
-    """The answer's lines without list markers, a markdown table's row as a label line ("| Date
-    | May 5 |" is "Date: May 5"); only the last line when it is a sentence that restates the
-    question after a list."""
+    """The answer's lines, a table's row as a label line ("| Date | May 5 |"), less list markers;
+    only the last when it is a sentence after a list that restates the question."""
     lines = []
     for line in filter(None, map(str.strip, text.splitlines())):
         cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
@@ -309,8 +301,7 @@ def _in_range(clause: str, question: str) -> str | None:
 
 
 def _is_name_part(line: str) -> bool:
-    """A short line with no verb, label or full stop: part of a name or an address broken over
-    lines ("Brown & Williamson\nTobacco Corporation")."""
+    """A short line with no verb, label or full stop: part of a name broken over lines."""
     one_phrase = len(sentences(line)) == 1 and not line.endswith(".")  # "P.O. Box 1487"
     return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
 
@@ -321,8 +312,7 @@ def _is_bare(text: str) -> bool:
 
 
 def _after_asked_preposition(clause: str, question: str) -> str | None:
-    """For a question built on a preposition ("To whom ...?"), what follows its last use in the
-    clause, before a trailing place; None otherwise."""
+    """What follows the last use of the preposition a question asks with ("To whom ...?")."""
     asked = _ASKED_PREPOSITION.search(question)
     word = asked[asked.lastindex].lower() if asked else ""
     at = f" {clause.lower()} ".rfind(f" {word} ") if word else -1
@@ -330,9 +320,8 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
 
 
 def _answering_sentence(lines: list[str], question: str) -> str:
-    """The sentence that states the answer: the one holding the kind of value asked for (a
-    date for "when"), stating a value after its verb, or restating the question; else the
-    first line."""
+    """The sentence that states the answer: holding the kind of value asked for (a date for
+    "when"), stating a value after its verb, or restating the question; else the first line."""
     candidates = [
         s for s in sentences("\n".join(lines)) if not is_cut_off(s) and not _only_apology(s)
     ] or lines[:1]
@@ -353,7 +342,7 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     chosen = stating_clause(
         "\n".join(candidates), question, lambda _: True, strength, whole_sentences=True
     )
-    return lines[0] if chosen is None else chosen
+    return chosen or lines[0]
 
 
 def _only_apology(sentence: str) -> bool:
@@ -363,9 +352,8 @@ def _only_apology(sentence: str) -> bool:
 
 
 def _without_asked_words(phrase: str, question: str) -> str:
-    """A phrase's one number when its other words restate the question and it is over three
-    words ("64% of respondents agreed"); else the phrase less the question's words it opens
-    with when a number follows them ("Page 14" for "What is the page number?"), trimmed."""
+    """The one number of a phrase whose other words restate the question ("64% of respondents
+    agreed"), else less the asked words before a number ("Page 14" for "the page number?")."""
     numbers = _NUMBER_TOKEN.findall(phrase)
     others = content_words(_NUMBER_TOKEN.sub(" ", phrase))
     words = phrase.split()
@@ -380,9 +368,8 @@ def _without_asked_words(phrase: str, question: str) -> str:
 
 
 def _after_restated(clause: str, question: str) -> str | None:
-    """What follows the part of a clause that restates the question (from its first question
-    word to the last key phrase in that run), before a trailing place; None when there is no
-    such part."""
+    """What follows a clause's restatement of the question, from its first question word to the
+    last key phrase in that run ("The date mentioned in the letter is ...")."""
     asked = content_words(question)
     words = clause.split()
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
@@ -399,21 +386,15 @@ def _after_restated(clause: str, question: str) -> str | None:
 
 
 def _before_trailing_place(tail: str, question: str) -> str:
-    """A tail less the place after it ("Dr. Whittaker at the Research Center"), unless the
-    question asks where."""
+    """A tail less a place after it ("Dr. Whittaker at the Center"), unless asked where."""
     return tail if _ASKS_WHERE.search(question) else _TRAILING_PLACE.split(tail, maxsplit=1)[0]
 
 
 def _after_key_phrase(sentence: str) -> str:
-    """The shortest tail after the first occurrence of any key phrase in a sentence, past a
-    passive's participle ("est adressée à")."""
+    """The shortest tail after a key phrase's first use, past a participle ("est adressée à")."""
     lowered = f" {sentence.lower()}"
-    tails = [
-        sentence[at + len(word) - 1 :]
-        for word in _TEXT_KEY_PHRASES
-        if (at := lowered.find(word)) >= 0
-    ]
-    return _PASSIVE.sub("", min(tails, key=len)) if tails else sentence
+    ends = [at + len(word) - 1 for word in _TEXT_KEY_PHRASES if (at := lowered.find(word)) >= 0]
+    return _PASSIVE.sub("", sentence[max(ends) :]) if ends else sentence
 
 
 def _trimmed(span: str) -> str:
