@@ -54,8 +54,7 @@ _TEXT_KEY_PHRASES = (
 _LATER_COPULA = re.compile(
     rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|(?:appears|seems|looks)\s+to\s+be)\s+", re.I
 )
-# a passive's participle and preposition before the answer: "(is) scheduled for October 14",
-# "(est) adressée à"
+# a passive's participle and preposition before the answer: "(is) scheduled for October 14"
 _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
@@ -322,17 +321,15 @@ def _after_asked_preposition(clause: str, question: str) -> str | None:
 def _answering_sentence(lines: list[str], question: str) -> str:
     """The sentence that states the answer: holding the kind of value asked for (a date for
     "when"), stating a value after its verb, or restating the question; else the first line."""
-    candidates = [
-        s for s in sentences("\n".join(lines)) if not is_cut_off(s) and not _only_apology(s)
-    ] or lines[:1]
-    first = candidates[0]
-    said_first = _is_bare(first) and len(first.split()) <= 4 and not first[0].islower()
-    if len(candidates) > 1 and said_first:
-        return first  # "18-29. Younger adults are much more likely ...": said first
-    if len(candidates) < 2 or not question:
+    kept = [s for s in sentences("\n".join(lines)) if not (is_cut_off(s) or _only_apology(s))]
+    if len(kept) < 2:
+        return lines[0]
+    if _is_bare(kept[0]) and len(kept[0].split()) <= 4 and not kept[0][0].islower():
+        return kept[0]  # "18-29. Younger adults are much more likely ...": said first
+    if not question:
         return lines[0]
     asks_date = _ASKS_DATE.search(question) is not None
-    numeric = all(holds_digit(sentence) for sentence in candidates)
+    numeric = all(holds_digit(sentence) for sentence in kept)
 
     def strength(sentence: str) -> int:
         dated = asks_date and _DATE.search(sentence) is not None
@@ -340,7 +337,7 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         return 2 * int(dated) + valued + int(subject_restates(sentence, question))
 
     chosen = stating_clause(
-        "\n".join(candidates), question, lambda _: True, strength, whole_sentences=True
+        "\n".join(kept), question, lambda _: True, strength, whole_sentences=True
     )
     return chosen or lines[0]
 
