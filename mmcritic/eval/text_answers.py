@@ -40,9 +40,8 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
-# what a sentence's answer follows: a copula, with an article of its language ("est le"), a
-# passive's agent or a date's verb in any language ("by", "daté du"), or an English word that
-# closes a restated question
+# what a sentence's answer follows: a copula (with its language's article: "est le"), an agent
+# or a date's verb in any language ("by", "daté du"), or an English word closing a restatement
 _TEXT_KEY_PHRASES = (
     *(f" {word} " for word in words("copulas") + words("agents") + words("dated")),
     *(f" {copula} {article} " for code in LANGUAGES for copula in words("copulas", code)
