@@ -32,12 +32,7 @@ from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import CJK, fold
-from mmcritic.reading.statements import (
-    YEAR,
-    hedges_after,
-    subject_answer,
-    subject_core,
-)
+from mmcritic.reading.statements import YEAR, hedges_after, subject_answer, subject_core
 from mmcritic.reading.structure import reading_of
 
 ANLS_THRESHOLD = 0.5
@@ -81,8 +76,9 @@ _VALUE_BESIDE = re.compile(
 )
 # an answer glossed in brackets after CJK text: "12月（December）"
 _GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
-# a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
+# words naming a label's kind before it: "Adults ages 18-29" is the label "18-29"
 _KIND_THEN_LABEL = re.compile(r"^(?:[^\W\d]+\s+){1,3}(?=\S*\d\S*$)")
+# a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
 _DECIMAL_COMMA_VALUE = re.compile(r"^(-?\d+),(\d{1,2})$")
 _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
 # digits that end a label ("Q3", "FY2022"), which states no quantity
@@ -99,28 +95,23 @@ def numeric_match(
     precision)`), applied to the last number of the span stating the answer (`answer_span`), not
     to values the reasoning passes through. Fractions, number words, a percent sign on either
     side and a scale word ("$2 million": 2000000, or 2 on a chart in millions) are accepted; a
-    year beside the value is a label unless the target is one. An answer opening "None." reads
-    as 0 unless it marks another answer.
+    year beside the value is a label unless the target is one ("earned $2 million in 2019").
     """
     span = answer_span(prediction, question)
     expected = parse_number(str(target))
-    # a year beside the value is a label, unless a year is asked for ("earned $2 million in 2019")
     asks_year = expected is not None and _is_year(expected.value)
     predicted = parse_number(span) if asks_year else _quantity(span)
-    if stated_answer(prediction) is None and _NONE_STATED.match(fold(prediction)):
+    unstated = stated_answer(prediction) is None
+    if unstated and _NONE_STATED.match(fold(prediction)):
         predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
     if expected is None or predicted is None or reading_of(span).has("alternatives"):
         return False
-    if stated_answer(prediction) is None and hedges_after(prediction, span):
+    if unstated and hedges_after(prediction, span):
         return False  # "the age gap is 6 years. However, ... so it might be 10."
+    readings, wanted = predicted.readings, expected.value
     if precision is None:
-        return any(
-            math.isclose(value, expected.value, rel_tol=1e-9, abs_tol=1e-9)
-            for value in predicted.readings
-        )
-    return any(
-        round(value, precision) == round(expected.value, precision) for value in predicted.readings
-    )
+        return any(math.isclose(v, wanted, rel_tol=1e-9, abs_tol=1e-9) for v in readings)
+    return any(round(v, precision) == round(wanted, precision) for v in readings)
 
 
 def relaxed_match(
@@ -142,21 +133,17 @@ def relaxed_match(
     span = answer_span(prediction, question)
     expected = parse_number(target) if is_plain_number(target) else None
     if expected is None:
-        wanted = plain_words(target)
-        stated = (text_answer(prediction, question), span, prediction)
+        stated = text_answer(prediction, question)
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
-        core = subject_core(subject, question) if subject else None  # "The orange segments"
-        named = subject_core(stated[0], question)  # "represented by the red line"
         bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
-        valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
-        # "The sector with the highest growth is Technology (+18%)."
-        candidates = (*stated, subject, core, named, bare, text_answer(bare, question), valued)
-        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
-        # a label with digits after words naming its kind: "Adults ages 18-29" for "18-29"
-        labelled = re.search(r"\d", target) and not reading_of(stated[0]).has("negation")
-        labels = [_KIND_THEN_LABEL.sub("", stated[0])] if labelled else []
-        found = (*candidates, *glosses, *labels)
-        return any(plain_words(c) == wanted for c in found if c is not None)
+        # "The orange segments"; "represented by the red line"; "The highest is Q3 with 21"
+        core = subject_core(subject, question) if subject else None
+        found = [stated, span, prediction, subject, core, subject_core(stated, question), bare]
+        found += [text_answer(bare, question), _VALUE_BESIDE.sub("", span)]
+        found += _GLOSS.findall(fold(prediction))  # "12月（December）"
+        if re.search(r"\d", target) and not reading_of(stated).has("negation"):
+            found.append(_KIND_THEN_LABEL.sub("", stated))
+        return any(plain_words(c) == plain_words(target) for c in found if c is not None)
     if reading_of(span).has("alternatives"):
         return False  # "around 2019–2020", "between 30 and 35"
     if YEAR.fullmatch(target):
@@ -168,12 +155,8 @@ def relaxed_match(
 def _ratio(span: str) -> Number | None:
     """A ratio stated as "57:31", read as its value (1.84) for a fractional target."""
     found = _RATIO.search(fold(span))
-    if found is None:
-        return None
-    antecedent, consequent = number_value(found.group(1)), number_value(found.group(2))
-    if antecedent is None or not consequent:
-        return None
-    return Number(antecedent / consequent)
+    antecedent, consequent = map(number_value, found.groups()) if found else (None, None)
+    return Number(antecedent / consequent) if antecedent is not None and consequent else None
 
 
 def _quantity(span: str) -> Number | None:
@@ -202,12 +185,15 @@ def _stated_numbers(span: str) -> list[Number]:
 
 
 def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> bool:
-    candidates = [(predicted, expected)]
+    wanted = expected.value * (0.01 if expected.percent else 1.0)
+    pairs = [(predicted.value * (0.01 if predicted.percent else 1.0), wanted)]
     if predicted.percent != expected.percent:
-        candidates.append((Number(predicted.value), Number(expected.value)))
+        pairs.append((predicted.value, expected.value))
     if predicted.scale != 1.0:  # "1.5 million" for 1500000, or for 1.5 on a chart in millions
-        candidates.append((Number(predicted.value * predicted.scale), expected))
-    return any(_within(p, e, tolerance) for p, e in candidates)
+        pairs.append((predicted.value * predicted.scale, wanted))
+    return any(
+        abs(value - goal) / abs(goal) <= tolerance if goal else value == 0 for value, goal in pairs
+    )
 
 
 def is_plain_number(text: str) -> bool:
@@ -217,11 +203,6 @@ def is_plain_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _within(predicted: Number, expected: Number, tolerance: float) -> bool:
-    value, target = (n.value * (0.01 if n.percent else 1.0) for n in (predicted, expected))
-    return abs(value - target) / abs(target) <= tolerance if target else value == 0
 
 
 def anls(prediction: str, targets: Sequence[str], threshold: float = ANLS_THRESHOLD) -> float:
@@ -302,13 +283,19 @@ def _math_candidates(prediction: str, span: str) -> list[str]:
 
 def _latex_expressions(text: str) -> list[str]:
     """The outermost `\\frac{..}{..}` and `\\sqrt{..}` of a text, nested braces included, so
-    `\\frac{\\sqrt{3}}{2}` is one expression and not its inner root."""
+    `\\frac{\\sqrt{3}}{2}` is one expression and not its inner root. Braces are paired in one
+    pass with a stack, so a text of many unclosed groups is not scanned to its end from each."""
+    closing: dict[int, int] = {}  # for each `{` that is closed, the index after its `}`
+    opened: list[int] = []
+    for index, char in enumerate(text):
+        if char == "{":
+            opened.append(index)
+        elif char == "}" and opened:
+            closing[opened.pop()] = index + 1
     found, covered = [], 0
-    closing: dict[int, int] | None = None
     for match in _LATEX_COMMAND.finditer(text):
         if match.start() < covered:
             continue
-        closing = _closing_braces(text) if closing is None else closing
         end = match.end()
         for _ in range(2 if "frac" in match.group("name") else 1):
             end = closing.get(end, -1)  # the group must open right where the last one closed
@@ -316,19 +303,6 @@ def _latex_expressions(text: str) -> list[str]:
             found.append(text[match.start() : end])
             covered = end
     return found
-
-
-def _closing_braces(text: str) -> dict[int, int]:
-    """For each `{` that is closed, the index after its `}`: one pass with a stack, so a text
-    of many unclosed groups is not scanned to its end from each of them."""
-    closing: dict[int, int] = {}
-    opened: list[int] = []
-    for index, char in enumerate(text):
-        if char == "{":
-            opened.append(index)
-        elif char == "}" and opened:
-            closing[opened.pop()] = index + 1
-    return closing
 
 
 def _verify(prediction: str, target: str) -> bool:

@@ -26,10 +26,9 @@ from mmcritic.reading.structure import reading_of
 _QUANTITY = re.compile(
     r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
 )
-_UNIT_SCALE = {
-    "mm": 1e-3, "cm": 1e-2, "km": 1e3, "mg": 1e-6, "kg": 1.0, "ms": 1e-3,
-    "ma": 1e-3, "kw": 1e3, "kj": 1e3, "kpa": 1e3,
-}  # fmt: skip
+_UNIT_SCALE = dict(
+    mm=1e-3, cm=1e-2, km=1e3, mg=1e-6, kg=1.0, ms=1e-3, ma=1e-3, kw=1e3, kj=1e3, kpa=1e3
+)
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 # MMMU eval_utils.py `get_key_subresponses`
 KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
@@ -57,7 +56,9 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     numbers = {
         round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
     }
-    numbers |= {round(a / b, 2) for a, b in _fractions(key)}
+    # a plain fraction ("1/3") of a usable size, nonzero below
+    fractions = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(key)]
+    numbers |= {round(a / b, 2) for a, b in fractions if a is not None and b}
     numbers |= {
         round(value * _UNIT_SCALE[unit.lower()], 2)
         for numeral, unit in _QUANTITY.findall(key)
@@ -66,17 +67,14 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     for gold in golds:
         value = parse_number(gold) if is_plain_number(gold) else None
         if value is None or value.percent:
-            if _states_text(key, gold.strip().lower()):
+            # stated as whole words ("methylbenzene" is not "benzene"), not only to reject it
+            text = gold.strip().lower()
+            spots = re.finditer(rf"(?<!\w){re.escape(text)}(?!\w)", key) if text else ()
+            if any(not rejected_before(key, spot.start()) for spot in spots):
                 return True
         elif round(value.value, 2) in numbers:
             return True
     return False
-
-
-def _fractions(text: str) -> list[tuple[int, int]]:
-    """(numerator, denominator) of each plain fraction ("1/3") of a usable size, nonzero below."""
-    parts = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(text)]
-    return [(a, b) for a, b in parts if a is not None and b]
 
 
 def _sentence_at(text: str, part: str) -> str:
@@ -90,15 +88,6 @@ def _sentence_at(text: str, part: str) -> str:
         if start <= at < start + len(sentence):
             return sentence
     return ""
-
-
-def _states_text(answer: str, gold: str) -> bool:
-    """Whether the answer states `gold` as whole words ("methylbenzene" is not "benzene"), not
-    only to reject it."""
-    return bool(gold) and any(
-        not rejected_before(answer, match.start())
-        for match in re.finditer(rf"(?<!\w){re.escape(gold)}(?!\w)", answer)
-    )
 
 
 def mmmu_key_answer(response: str, numeric: bool = False) -> str:
@@ -115,12 +104,10 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
             ]
             if tails:
                 return min(tails, key=len).strip(".")
-    lines = response.strip().strip(".").lower().split("\n")
-    for index, line in reversed(list(enumerate(lines))):
-        last = index == len(lines) - 1
-        if (tail := shortest_key_tail(line, KEY_INDICATORS + (("=",) if last else ()))) is not None:
-            return tail
-    return response.strip().lower()
+    *earlier, last = response.strip().strip(".").lower().split("\n")
+    tails = (shortest_key_tail(line) for line in reversed(earlier))  # `=` on the last line only
+    found = shortest_key_tail(last, (*KEY_INDICATORS, "=")) or next(filter(None, tails), None)
+    return found or response.strip().lower()
 
 
 def _targets(target: str | Sequence[str]) -> list[str]:

@@ -50,32 +50,31 @@ def substring_match(
     """OCRBench: a target contained in the prediction, both lower-cased with line breaks read as
     spaces; handwritten-formula items (HME100k) compare with all spaces removed and case kept.
     Follows lmms-eval's ocrbench utils, with Unicode compatibility folding added (fullwidth
-    `ＳＴＯＰ` is STOP), and read as a careful grader reads it: the target as a whole word, not
-    inside a longer one ("Dreams" is not "Dream"); two readings offered commit to
-    neither; a turn away from a first reading is read from the turn on; long asides, others
-    named after the reading ("WARDEN, not GARDEN") and a paragraph explaining a first-line
-    reading are context. A yes/no target is read as the answer's yes or no; given the question,
-    a "how many" answer as its count of what is asked, and a closing restatement of what it
-    asks for as the reading."""
+    `ＳＴＯＰ` is STOP), and read as a careful grader reads it: the target as a whole word
+    ("Dreams" is not "Dream"); two readings offered commit to neither; a turn away from a first
+    reading is read from the turn on; long asides, others named after the reading ("WARDEN, not
+    GARDEN") and a paragraph explaining a first-line reading are context. A yes/no target is
+    read as the answer's yes or no; given the question, a "how many" answer as its count of what
+    is asked, and a closing restatement of what it asks for as the reading."""
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
-    settled = _settled(prediction)  # "could be F or P. ... So the word is Fresh."
-    hedged = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
+    settled, hedged = _settled(prediction)  # "could be F or P. ... So the word is Fresh."
     two = _TWO_READINGS.search(fold(hedged))  # "X or Y (the end is ...)"
-    offered = reading_of(settled)
-    if offered.has("alternatives") or offered.has("two_readings") or two:
+    if two or any(reading_of(settled).has(kind) for kind in ("alternatives", "two_readings")):
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     # a value beside a count is read for a number only: "what is written" asks for no value
     counted = stated_count(prediction, question)
     if not counted and any(holds_digit(str(target)) for target in targets):
         counted = _value_beside_a_count(prediction, question)
     prediction = counted or _first_line_reading(prediction)
-    settled = _settled(prediction)
-    read = settled if states_reading(settled) else LONG_ASIDE.sub("", prediction)
+    read = _settled(prediction)[1]
     first = sentences(read)
+    # a last sentence restating what the others or the question name, "the sender is Dennis Lowe."
+    restated = _RESTATED_READING.match(first[-1]) if len(first) > 1 else None
+    named = restated.group(1).strip().lower() if restated else ""
     if len(first) > 1 and states_reading(first[0]) and _CONTEXT_AFTER.search(" ".join(first[1:])):
         read = first[0]  # "It's a Dell laptop. The Lenovo sticker ... is on the stand, not ..."
-    elif len(first) > 1 and _restates_a_named_reading(first, question):
+    elif named and named in " ".join([*first[:-1], question]).lower():
         read = first[-1]  # "... and invoice number A-4417. The invoice number is A-4417."
     if not ignore_spaces:
         read = _without_others(read)
@@ -87,13 +86,14 @@ def substring_match(
     )
 
 
-def _settled(text: str) -> str:
+def _settled(text: str) -> tuple[str, str]:
     """What a response settles on: after its last turn ("could be X or Y, but ... it is Z"), and
     its last conclusion when that states a reading ("... 48, 52 and 60 ..., so the tallest is
-    60")."""
+    60"); and what to read of it: that if it states a reading, else all without long asides."""
     settled = settled_part(text)
     concluded = reading_of(settled).parts("conclusion")[-1]
-    return concluded if states_reading(concluded) else settled
+    settled = concluded if states_reading(concluded) else settled
+    return settled, settled if states_reading(settled) else LONG_ASIDE.sub("", text)
 
 
 def _holds_word(predicted: str, expected: str) -> bool:
@@ -103,14 +103,6 @@ def _holds_word(predicted: str, expected: str) -> bool:
     before = f"(?<!{_LATIN})" if re.match(_LATIN, expected) else ""
     after = f"(?!{_LATIN})" if re.match(_LATIN, expected[-1:]) else ""
     return re.search(before + re.escape(expected) + after, predicted) is not None
-
-
-def _restates_a_named_reading(parts: list[str], question: str) -> bool:
-    """Whether the last sentence states the reading of something the earlier ones or the
-    question name ("...; the sender is Dennis Lowe." for "Who is the sender?")."""
-    restated = _RESTATED_READING.match(parts[-1])
-    named = restated.group(1).strip().lower() if restated else ""
-    return bool(named) and named in " ".join([*parts[:-1], question]).lower()
 
 
 def _value_beside_a_count(text: str, question: str) -> str | None:
