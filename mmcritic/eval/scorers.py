@@ -135,12 +135,12 @@ def relaxed_match(
     if expected is None:
         stated = text_answer(prediction, question)
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
-        bare = ASIDE.sub("", prediction)  # "Transport (12.5)"
-        # "The orange segments"; "represented by the red line"; "The highest is Q3 with 21"
-        core = subject_core(subject, question) if subject else None
-        found = [stated, span, prediction, subject, core, subject_core(stated, question), bare]
-        found += [text_answer(bare, question), _VALUE_BESIDE.sub("", span)]
-        found += _GLOSS.findall(fold(prediction))  # "12月（December）"
+        core = subject_core(subject, question) if subject else None  # "The orange segments"
+        named = subject_core(stated, question)  # "represented by the red line"
+        bare = text_answer(ASIDE.sub("", prediction), question)  # "Transport (12.5)"
+        valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
+        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
+        found = [stated, core, named, bare, valued, *glosses]
         if re.search(r"\d", target) and not reading_of(stated).has("negation"):
             found.append(_KIND_THEN_LABEL.sub("", stated))
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)
@@ -311,8 +311,7 @@ def _verify(prediction: str, target: str) -> bool:
         return False
     from math_verify import parse, verify
 
-    gold = parse(f"${target}$")
-    answer = parse(f"${prediction}$")
+    gold, answer = parse(f"${target}$"), parse(f"${prediction}$")
     return bool(gold and answer and verify(gold, answer))
 
 

@@ -23,12 +23,10 @@ from mmcritic.reading.structure import reading_of
 
 # a quantity in a prefixed unit ("50 cm"), read also in the base unit; `(?<!\d)` loses no match
 # (one starting inside a run of digits also starts at its start) and keeps the search linear
-_QUANTITY = re.compile(
-    r"(?<!\d)(-?\d+(?:\.\d+)?)\s*(mm|cm|km|mg|kg|ms|ma|kw|kj|kpa)\b", re.IGNORECASE
-)
 _UNIT_SCALE = dict(
     mm=1e-3, cm=1e-2, km=1e3, mg=1e-6, kg=1.0, ms=1e-3, ma=1e-3, kw=1e3, kj=1e3, kpa=1e3
 )
+_QUANTITY = re.compile(rf"(?<!\d)(-?\d+(?:\.\d+)?)\s*({'|'.join(_UNIT_SCALE)})\b", re.I)
 _FRACTIONS = re.compile(r"(?<![\d.])(-?\d+)\s*/\s*(\d+)(?![\d.])")
 # MMMU eval_utils.py `get_key_subresponses`
 KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "answer ", "result ")
@@ -96,13 +94,10 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
     the last sentence whose key part holds a number, `=` and `≈` counting as indicators ("NPV ≈
     387. Since the NPV is positive, ..." is 387)."""
     if numeric:
+        indicators = (*KEY_INDICATORS, "=", "≈")
         for sentence in reversed(sentences(response.lower())):
-            tails = [
-                tail.strip()
-                for word in (*KEY_INDICATORS, "=", "≈")
-                if word in sentence and re.search(r"\d", tail := sentence.split(word)[-1])
-            ]
-            if tails:
+            tails = [sentence.split(word)[-1].strip() for word in indicators if word in sentence]
+            if tails := [tail for tail in tails if re.search(r"\d", tail)]:
                 return min(tails, key=len).strip(".")
     *earlier, last = response.strip().strip(".").lower().split("\n")
     tails = (shortest_key_tail(line) for line in reversed(earlier))  # `=` on the last line only
