@@ -332,9 +332,7 @@ def letter_score(
     # total is $10.50 (B)" contradicts itself, and a hedge commits to nothing
     if options and choice.open:
         span = answer_span(prediction)
-        if span != prediction:
-            parsed = choice_letter(span, letters, options)
-        parsed = parsed or _option_by_value(span, letters, options)
+        parsed = choice_letter(span, letters, options) or _option_by_value(span, letters, options)
     return parsed, float(parsed is not None and parsed == target.strip().strip("()").upper())
 
 
