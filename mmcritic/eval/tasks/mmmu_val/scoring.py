@@ -51,17 +51,12 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     if any(reading_of(part).has("alternatives") for part in stated):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
     # "a cube, which has twelve edges": number words count where no digit states a number
-    numbers = {
-        round(number, 2) for number in extract_numbers(key) or extract_numbers(number_word(key))
-    }
-    # a plain fraction ("1/3") of a usable size, nonzero below
+    values = list(extract_numbers(key) or extract_numbers(number_word(key)))
     fractions = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(key)]
-    numbers |= {round(a / b, 2) for a, b in fractions if a is not None and b}
-    numbers |= {
-        round(value * _UNIT_SCALE[unit.lower()], 2)
-        for numeral, unit in _QUANTITY.findall(key)
-        if (value := number_value(numeral)) is not None
-    }
+    values += [a / b for a, b in fractions if a is not None and b]  # "1/3", nonzero below
+    quantities = [(number_value(n), _UNIT_SCALE[u.lower()]) for n, u in _QUANTITY.findall(key)]
+    values += [value * scale for value, scale in quantities if value is not None]  # "50 cm"
+    numbers = {round(value, 2) for value in values}
     for gold in golds:
         value = parse_number(gold) if is_plain_number(gold) else None
         if value is None or value.percent:

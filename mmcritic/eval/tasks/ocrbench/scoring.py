@@ -118,10 +118,10 @@ def _first_line_reading(text: str) -> str:
     """The reading a response gives alone on its first line, before a paragraph that explains it
     ("clearly\n\nThe first letters could be mistaken for ..."); else, or when the paragraph
     corrects the first line, the whole response."""
-    first, blank, rest = text.strip().partition("\n\n")
+    first, _, rest = text.strip().partition("\n\n")
     bare = first.strip().strip("*\"'")
     explains = rest.strip() and not reading_of(rest).has("correction")  # not "Wait, ... it is a Y"
-    if blank and explains and 0 < len(bare.split()) <= 3 and not bare.endswith(":"):
+    if explains and 0 < len(bare.split()) <= 3 and not bare.endswith(":"):
         return first
     return text
 
