@@ -67,7 +67,8 @@ _ASKS_START = re.compile(r"\b(?:(?:begin|start|open)s?|commence)\b", re.IGNORECA
 # a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
 # language, or an English past tense in lower case ("Group A smoked 20 cigarettes")
 _SENTENCE_VERB = re.compile(
-    rf" (?:(?i:{COPULAS}|{pattern('dated')}|{pattern('sentence_verbs')})|[a-z]{{3,}}ed) "
+    rf" (?:(?i:{COPULAS}|{'|'.join(map(re.escape, words('dated')))}|{pattern('sentence_verbs')})"
+    r"|[a-z]{3,}ed) "
 )
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
