@@ -1,9 +1,8 @@
 """Which option a multiple-choice answer picks: the one letter reader every task shares.
 
 It follows MMMU's official `parse_multi_choice_response` where that reads answers as a careful
-grader does, and departs from it where it does not: no random letter when nothing matches,
-option texts count as whole words, and a letter that contradicts its option's text, a hedge or a
-stated inability picks nothing. docs/scoring.md lists each rule with examples.
+grader does, but never picks a random letter, reads option texts as whole words, and picks none
+for a letter that contradicts its option's text, a hedge or a stated inability (docs/scoring.md).
 """
 
 from __future__ import annotations
@@ -24,12 +23,7 @@ from mmcritic.eval.answers import (
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading import language
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
-from mmcritic.reading.statements import (
-    LEADING_ARTICLE,
-    main_clause,
-    sentences,
-    settled_part,
-)
+from mmcritic.reading.statements import LEADING_ARTICLE, main_clause, sentences, settled_part
 from mmcritic.reading.structure import HEDGE, reading_of
 
 _LEADING_LETTER = re.compile(
@@ -175,19 +169,10 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    """A bare letter, an option declared correct or named by its text; else the written pick of
+    the answer without its echo of the option list."""
     # a trailing colon or comma stays: reasoning that stops on one is cut off ("3. Third image:")
     core = core.lstrip(EDGE_PUNCTUATION + "\n\t—–").rstrip(_CLOSING_PUNCTUATION)
-    direct = _direct_pick(core, letters, options)
-    if direct is not None:
-        return direct
-    core = _without_option_echo(core, letters, options)
-    if not core:
-        return Choice(None, "option_list")
-    return _written_pick(core, letters, options)
-
-
-def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """A bare letter, an option declared correct, or an option named by its text."""
     if len(core) == 1 and core.upper() in letters:  # "A" is A, even where C's text is "A"
         return Choice(core.upper(), "letter")
     # the options ticked in a list of the options ("B. dog ✓"), else those declared correct
@@ -197,12 +182,11 @@ def _direct_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> C
             return Choice(None, "several")  # two options ticked
         if declared:  # "Option (B) is correct; (A) ... are not"
             return Choice(declared.pop(), "declared")
-    named = (
-        _option_named(core, letters, options)
-        or _one_option_in_short(core, letters, options)
-        or _part_of_one_option(core, letters, options)
-    )
-    return None if named is None else Choice(named, "option_text")
+    named = _option_by_text(core, letters, options)
+    if named is not None:
+        return Choice(named, "option_text")
+    core = _without_option_echo(core, letters, options)
+    return _written_pick(core, letters, options) if core else Choice(None, "option_list")
 
 
 def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
@@ -268,9 +252,8 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     by_meaning = _yes_or_no_option(core, letters, options)
     if by_meaning is not None:
         return by_meaning
-    parts = sentences(core)
-    closing = _closing_letter(parts[-1], letters, options) if parts else None
-    concluded = _concluded_letter(core, letters, options) or closing
+    last = (sentences(core) or [""])[-1]
+    concluded = _concluded_letter(core, letters, options) or _closing_letter(last, letters, options)
     if concluded is not None:
         return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"
     long_answer = len(option_words(core).split()) > 5
@@ -291,9 +274,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     first = _main_clause_pick(core, letters, options) if long_answer else None
     if first is not None:
         return Choice(first, "main_clause")
-    mentioned = _last_mention(core, letters, options, text_hits, long_answer)
-    ordinal = _ordinal_option(core, letters, options) if mentioned.open else None
-    return ordinal or mentioned
+    return _last_mention(core, letters, options, text_hits, long_answer)
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
@@ -326,10 +307,17 @@ def _last_mention(
     text_hits: list[tuple[str, int, int]],
     long_answer: bool,
 ) -> Choice:
+    """The option the answer names last, by letter or text, unless the one option whose text it
+    names before that is another ("moving left ... (B)" where left is option A); with none named,
+    the one option all of whose words a long answer uses, or the one it names by its ordinal."""
     hits = _mentions(core, letters, text_hits)
     if not hits:
-        covered = _only_option_covered(core, letters, options) if long_answer else None
-        return Choice(covered, "covered" if covered else "none")
+        used = set(option_words(core).split())
+        texts = [set(option_words(option).split()) for option in options]
+        covered = [x for x, text in zip(letters, texts, strict=False) if text and text <= used]
+        if long_answer and len(covered) == 1:
+            return Choice(covered[0], "covered")
+        return _ordinal_option(core, letters, options) or Choice(None, "none")
     picked = max(hits, key=hits.__getitem__)
     named = {
         letter
@@ -337,7 +325,7 @@ def _last_mention(
         if not _TURN_OR_COMMITMENT.search(core[end : max(end, hits[picked])])
     }
     if len(named) == 1 and picked not in named:
-        return Choice(None, "contradiction")  # "moving left ... (B)" where left is option A
+        return Choice(None, "contradiction")
     return Choice(picked, "mention")
 
 
@@ -388,31 +376,32 @@ def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[st
     return core.strip()
 
 
-def _one_option_in_short(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """In a short answer (five words or fewer) that is no letter, the one option whose whole text
-    it contains ("third quarter moon")."""
-    words = option_words(core).split()
-    if not words or len(words) > 5 or _LEADING_LETTER.match(core) or "or" in words:
-        return None  # a letter or a hedge ("Transpiration or respiration") is read elsewhere
-    if _named_letters(_blanked(core, []), letters):  # a diagram label is no letter: "Label A"
-        return None  # "Hydrogen (A)": the letter is read with the text
-    hits = {letter for letter, _, _ in _option_text_hits(core, letters, options)}
-    return hits.pop() if len(hits) == 1 else None
-
-
-def _part_of_one_option(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """For a bare answer of up to three words, the one option whose text holds them in a row
-    ("Center pivot" for "Center-pivot irrigation"); None when several do or it names letters."""
+def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+    """The option an answer names by its text: the whole text, after an article or not ("The
+    troposphere", not "A. ..."); else, in an answer that opens with no letter, of five words or
+    fewer the one option whose whole text it holds ("third quarter moon"), of three or fewer the
+    one whose text holds them in a row ("Center pivot" for "Center-pivot irrigation")."""
     said = option_words(core)
-    if _LEADING_LETTER.match(core) or any(word.upper() in letters for word in said.split()):
+    bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
+    for letter, option in zip(letters, options, strict=False):
+        if said and option_words(option) in (said, bare):
+            return letter
+    words = said.split()
+    if _LEADING_LETTER.match(core):
         return None
-    words = LEADING_ARTICLE.sub("", said)
-    if not words or len(words.split()) > 3:
+    # a hedge ("Transpiration or respiration") and a letter ("Hydrogen (A)", not "Label A") are
+    # read elsewhere
+    short = 0 < len(words) <= 5 and "or" not in words
+    hits = {x for x, _, _ in _option_text_hits(core, letters, options)} if short else set()
+    if len(hits) == 1 and not _named_letters(_blanked(core, []), letters):
+        return hits.pop()
+    part = LEADING_ARTICLE.sub("", said)
+    if any(word.upper() in letters for word in words) or not part or len(part.split()) > 3:
         return None
     holding = [
         letter
         for letter, option in zip(letters, options, strict=False)
-        if f" {words} " in f" {option_words(option)} "
+        if f" {part} " in f" {option_words(option)} "
     ]
     return holding[0] if len(holding) == 1 else None
 
@@ -517,9 +506,8 @@ def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> b
     last = (sentences(core) or [""])[-1]
     told = reading_of(last.lower()).first("cannot_tell")
     none_fits = _NONE_FITS.search(last)
-    if told is None and none_fits is None:
-        return False
-    return not _named_letters(last[told.end if told else none_fits.end() :], letters)
+    end = told.end if told else none_fits and none_fits.end()
+    return end is not None and not _named_letters(last[end:], letters)
 
 
 def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
@@ -553,16 +541,6 @@ def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
         if match[1] != match[2] and {match[1], match[2]} <= set(letters)
     ]
     return bool(offered) and not _named_letters(core[max(offered) :], letters)
-
-
-def _option_named(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    answer = option_words(core)
-    # "The troposphere", "A solar eclipse": an article before the option's text, not "A. ..."
-    bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
-    for letter, option in zip(letters, options, strict=False):
-        if answer and option_words(option) in (answer, bare):
-            return letter
-    return None
 
 
 def _option_text_hits(
@@ -640,13 +618,3 @@ def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:
     for _, start, end in hits:
         core = core[:start] + " " * (end - start) + core[end:]
     return _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", core)
-
-
-def _only_option_covered(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The one option all of whose words a long answer uses, when exactly one is."""
-    used = set(option_words(core).split())
-    texts = [option_words(option).split() for option in options]
-    covered = [
-        letter for letter, text in zip(letters, texts, strict=False) if text and set(text) <= used
-    ]
-    return covered[0] if len(covered) == 1 else None
