@@ -118,6 +118,7 @@ _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 # an option that is a value of digits and signs: "2/3", "1.5", "-4"
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 _BARE_LETTER = re.compile(r"\(?([A-Z])\)?[.)]?")
+_Hit = tuple[str, int, int]  # an option's text found in an answer: (letter, start, end)
 _SEVERAL_LETTERS = re.compile(
     rf"\(?[A-Z]\)?(?:(?:\s*(?:,|\b(?:{_AND}|{_OR})\b|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
 )
@@ -148,12 +149,10 @@ def choice_letter(text: str, letters: Sequence[str], options: Sequence[str] = ()
 
 
 def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> Choice:
-    """The option an answer picks, and how it was read (`Choice.how`).
-
-    The reading after a self-correction, if that names an option; else a bare letter or option
-    text; none for several letters, a hedge, inability or cut-off reasoning; then the opening
-    letter, the first sentence's main clause or the last option named. Unlike MMMU's parser, no
-    match gives None, not a random letter, so a score never depends on chance.
+    """The option an answer picks, and how it was read (`Choice.how`): the reading after a
+    self-correction if that names an option; else a bare letter or option text; none for several
+    letters, a hedge, inability or cut-off reasoning; else the opening letter, the first sentence's
+    main clause or the last option named. No match gives None, so a score never depends on chance.
     """
     core = without_html(plain_math(fold(text))).translate(MARKUP).translate(_BRACKETS)
     core = _NAMED_LETTER.sub(  # a letter named as an option in capitals: "choice a" as "choice (A)"
@@ -217,9 +216,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
 
 
 def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The letter a closing conclusion ends on ("..., so the fraction is 1/4, option (C).", "A.
-    Hmm, the arrow bends left, so B."); None when the answer ends on no conclusion or the
-    conclusion on no letter."""
+    """The letter a closing conclusion ends on ("A. Hmm, the arrow bends left, so B."), if any."""
     parts = reading_of(core).parts("conclusion")
     if len(parts) < 2:
         return None
@@ -228,9 +225,8 @@ def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str])
 
 
 def _closing_letter(text: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The letter a closing statement ends on, alone or with its own option's text ("this is B.
-    Body-centered cubic."), when it is the only letter named and is neither rejected nor negated;
-    None for a sentence that is only the letter."""
+    """The letter a closing statement ends on, alone or with its own text ("this is B. Body-centered
+    cubic."), if it is the only letter named, not rejected nor negated, and not all it says."""
     text = text.rstrip(_CLOSING_PUNCTUATION)
     for letter, option in zip(letters, options, strict=False):
         own = re.search(rf"\(?{letter}\)?[.:)]?\s*{re.escape(option)}$", text, re.I)
@@ -249,17 +245,21 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     """The option a reasoned answer settles on: for the options yes and no, when it names no
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
     or gives up; else the labelled one, its main clause's, or its last mention."""
-    by_meaning = _yes_or_no_option(core, letters, options)
-    if by_meaning is not None:
-        return by_meaning
+    words = [option_words(option) for option in options]
+    if sorted(words) == ["no", "yes"] and not _named_letters(core, letters):
+        said = yes_no(core)  # "是的，..."
+        if said in words:
+            return Choice(letters[words.index(said)], "yes_no")
     last = (sentences(core) or [""])[-1]
     concluded = _concluded_letter(core, letters, options) or _closing_letter(last, letters, options)
     if concluded is not None:
         return Choice(concluded, "concluded")  # "Removing 1, 3, 5 or 7 ... So it is 4, option C"
     long_answer = len(option_words(core).split()) > 5
     text_hits = _option_text_hits(core, letters, options) if long_answer else []
+    spans = itertools.pairwise(sorted((start, end) for _, start, end in text_hits))
     if (
-        _hedged(core, text_hits)
+        # two options' texts offered as alternatives: "either increase or decrease"
+        any(_ALTERNATIVE.fullmatch(core[end:start]) for (_, end), (start, _) in spans)
         or _offers_two(core, letters, options)
         # two options named and another allowed as well: "..., so B could also work"
         or (HEDGE.search(core) and len(_mentions(core, letters, text_hits)) > 1)
@@ -274,7 +274,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     first = _main_clause_pick(core, letters, options) if long_answer else None
     if first is not None:
         return Choice(first, "main_clause")
-    return _last_mention(core, letters, options, text_hits, long_answer)
+    return _last_mention(core, letters, options, text_hits)
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
@@ -285,27 +285,12 @@ def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -
     places = {tuple(reading.parts("ordinal")) for reading in readings}
     if len(said) != 1 or len(places) != 1 or len(places.pop()) != 2:
         return None  # "Perfect fifth or octave": the ordinal is part of an option's name
-    named = [
-        x for x, reading in zip(letters, readings, strict=False) if reading.said("ordinal") == said
-    ]
+    named = [x for x, r in zip(letters, readings, strict=False) if r.said("ordinal") == said]
     return Choice(named[0], "ordinal") if len(named) == 1 else None
 
 
-def _yes_or_no_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """For the options yes and no, the one a yes/no answer naming no letter gives ("是的，...")."""
-    words = [option_words(option) for option in options]
-    if sorted(words) != ["no", "yes"] or _named_letters(core, letters):
-        return None
-    said = yes_no(core)
-    return Choice(letters[words.index(said)], "yes_no") if said in words else None
-
-
 def _last_mention(
-    core: str,
-    letters: Sequence[str],
-    options: Sequence[str],
-    text_hits: list[tuple[str, int, int]],
-    long_answer: bool,
+    core: str, letters: Sequence[str], options: Sequence[str], text_hits: list[_Hit]
 ) -> Choice:
     """The option the answer names last, by letter or text, unless the one option whose text it
     names before that is another ("moving left ... (B)" where left is option A); with none named,
@@ -315,7 +300,7 @@ def _last_mention(
         used = set(option_words(core).split())
         texts = [set(option_words(option).split()) for option in options]
         covered = [x for x, text in zip(letters, texts, strict=False) if text and text <= used]
-        if long_answer and len(covered) == 1:
+        if len(option_words(core).split()) > 5 and len(covered) == 1:
             return Choice(covered[0], "covered")
         return _ordinal_option(core, letters, options) or Choice(None, "none")
     picked = max(hits, key=hits.__getitem__)
@@ -329,9 +314,7 @@ def _last_mention(
     return Choice(picked, "mention")
 
 
-def _mentions(
-    core: str, letters: Sequence[str], text_hits: list[tuple[str, int, int]]
-) -> dict[str, int]:
+def _mentions(core: str, letters: Sequence[str], text_hits: list[_Hit]) -> dict[str, int]:
     """Where the answer last names each option it names, by letter or by text, leaving out
     quoted option texts, diagram labels and rejected letters ("A, not B (right)")."""
     padded = f" {_blanked(core, text_hits)} "  # positions in the answer's own coordinates
@@ -456,9 +439,8 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
 
 
 def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
-    """The one option the answer names by its text followed by its own letter ("into the pupa,
-    which is option B"); None unless exactly one is so named, rejected or contrasted mentions
-    aside."""
+    """The one option the answer names by its text and then its own letter ("into the pupa, which
+    is option B"), rejected and contrasted mentions aside."""
     labelled = {
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
@@ -471,10 +453,9 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
-    """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the") or at
-    the subject of its next sentence ("... a dark background. The second image"), on the same
-    line or as the next item of a list of full sentences; not a final letter nor a committed
-    answer repeated until the length limit."""
+    """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the") or at the
+    subject of its next sentence or list item; not a final letter nor a committed answer repeated
+    until the length limit."""
     parts = sentences(core)
     if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
         return False
@@ -525,9 +506,7 @@ def _names_another_option(
     """Whether the words after an opening letter are the whole text of another option than the
     letter's own ("B. Yes" where Yes is option A)."""
     words = option_words(rest.split("\n", 1)[0])
-    named = [
-        x for x, option in zip(letters, options, strict=False) if words == option_words(option)
-    ]
+    named = [x for x, o in zip(letters, options, strict=False) if words == option_words(o)]
     return bool(words and named) and letter not in named
 
 
@@ -543,19 +522,13 @@ def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
     return bool(offered) and not _named_letters(core[max(offered) :], letters)
 
 
-def _option_text_hits(
-    core: str, letters: Sequence[str], options: Sequence[str]
-) -> list[tuple[str, int, int]]:
+def _option_text_hits(core: str, letters: Sequence[str], options: Sequence[str]) -> list[_Hit]:
     """(letter, start, end) of the last mention of each option's text, leaving out one inside a
     longer option's ("2" inside "2√3"), one that two options' texts both match (texts that differ
     only in a sign) and single-character options (the letter patterns read those)."""
-    named = [
-        (letter, option)
-        for letter, option in zip(letters, options, strict=False)
-        if len(plain_words(option)) > 1
-    ]
+    named = [(x, o) for x, o in zip(letters, options, strict=False) if len(plain_words(o)) > 1]
     found = _text_mentions(core, named)
-    last: dict[str, tuple[str, int, int]] = {}
+    last: dict[str, _Hit] = {}
     for hit in found:
         inside = any(a <= hit[1] and hit[2] <= b and b - a > hit[2] - hit[1] for _, a, b in found)
         shared = any(x != hit[0] and (a, b) == hit[1:] for x, a, b in found)
@@ -564,10 +537,9 @@ def _option_text_hits(
     return list(last.values())
 
 
-def _text_mentions(core: str, named: Iterable[tuple[str, str]]) -> list[tuple[str, int, int]]:
-    """(letter, start, end) of every mention of an option's text as whole words (case,
-    punctuation and number words aside) that the answer neither rejects ("not mitosis") nor
-    sets against its pick."""
+def _text_mentions(core: str, named: Iterable[tuple[str, str]]) -> list[_Hit]:
+    """Every mention of an option's text as whole words (case, punctuation and number words
+    aside) that the answer neither rejects ("not mitosis") nor sets against its pick."""
     return [
         (letter, match.start(), match.end())
         for letter, option in named
@@ -586,15 +558,6 @@ def rejected_before(text: str, at: int) -> bool:
     return REJECTED_BEFORE.search(text, max(0, at - _REJECTION_REACH), at) is not None
 
 
-def _hedged(core: str, hits: list[tuple[str, int, int]]) -> bool:
-    """Whether the answer offers two options as alternatives ("either increase or decrease")."""
-    spans = sorted((start, end) for _, start, end in hits)
-    return any(
-        _ALTERNATIVE.fullmatch(core[end:start])
-        for (_, end), (start, _) in itertools.pairwise(spans)
-    )
-
-
 def _text_pattern(option: str) -> str:
     """An option's text as a pattern of its words: any punctuation or spacing between them, the
     last word also in the plural ("bevel gears" names "Bevel gear"), and a leading "the" or "an"
@@ -611,10 +574,9 @@ def _text_pattern(option: str) -> str:
     return (r"(?:(?:the|an?)\W+)?" if article else "") + r"\W+".join(words)
 
 
-def _blanked(core: str, hits: list[tuple[str, int, int]]) -> str:
-    """The answer with the option texts it quotes and the letters of diagram labels ("Label A:
-    anther") blanked, so a capital letter inside one ("A and B have the same ...") is not read as
-    a pick; it keeps its length, so positions in it are the answer's."""
+def _blanked(core: str, hits: list[_Hit]) -> str:
+    """The answer, its length kept, with the option texts it quotes and the letters of diagram
+    labels ("Label A: anther") blanked, so a capital in one ("A and B have ...") is no pick."""
     for _, start, end in hits:
         core = core[:start] + " " * (end - start) + core[end:]
     return _DIAGRAM_LABEL.sub(lambda m: m.group(1) + " ", core)
