@@ -197,19 +197,35 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
         return Choice(own, "leading")
     if _SEVERAL_LETTERS.fullmatch(core) and len(set(re.findall("[A-Z]", core.upper()))) > 1:
         return Choice(None, "several")
-    if _ends_offering_two(core, letters):
-        return Choice(None, "hedge")  # "likely either B or D"
+    # two letters offered as alternatives, with no letter named after them: "likely either B or D"
+    offered = [
+        match.end()
+        for pattern in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
+        for match in pattern.finditer(core)
+        if match[1] != match[2] and {match[1], match[2]} <= set(letters)
+    ]
+    if offered and not _named_letters(core[max(offered) :], letters):
+        return Choice(None, "hedge")
     walks = reading_of(core).has("correction") or _walks_through_options(core, letters)
     letter, end = ("", 0) if walks else _opening_letter(core)
     concluded = _concluded_letter(core, letters, options) if letter else None
     if concluded not in (None, letter):
         return Choice(concluded, "concluded")  # "(A) 1/2 would need ..., so it is 1/4, option C"
     if letter and letter in letters:
-        if _names_another_option(core[end:], letter, letters, options):
-            return Choice(None, "contradiction")  # "(D) 3" where 3 is option A: a guess
+        # the words after it are the whole text of another option: "(D) 3" where 3 is option A
+        words = option_words(core[end:].split("\n", 1)[0])
+        named = [x for x, o in zip(letters, options, strict=False) if words == option_words(o)]
+        if words and named and letter not in named:
+            return Choice(None, "contradiction")
         return Choice(letter, "leading")
-    if _names_two_letters(core, letters, options):
-        return Choice(None, "several")  # "so both A and B are correct"
+    # two options named at once ("so both A and B are correct"), unless an option says so
+    both = _BOTH_LETTERS.search(core)
+    if (
+        both
+        and {both[1], both[2]} <= set(letters)
+        and not any(option_words(both[0]) in option_words(o) for o in options)
+    ):
+        return Choice(None, "several")
     if _cut_off_reasoning(core, letters):
         return Choice(None, "cut_off")  # "... Now this 6 Ω branch is in parallel with the"
     return _reasoned_pick(core, letters, options)
@@ -268,13 +284,12 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(None, "hedge")
     if _ends_unable(core, letters, options):
         return Choice(None, "unable")
-    labelled = _labelled_pick(core, letters, options)
-    if labelled is not None:
-        return Choice(labelled, "labelled")  # "The coarse adjustment knob (C) moves the stage"
     first = _main_clause_pick(core, letters, options) if long_answer else None
-    if first is not None:
-        return Choice(first, "main_clause")
-    return _last_mention(core, letters, options, text_hits)
+    return (
+        _labelled_pick(core, letters, options)
+        or first
+        or _last_mention(core, letters, options, text_hits)
+    )
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
@@ -389,16 +404,6 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
     return holding[0] if len(holding) == 1 else None
 
 
-def _names_two_letters(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
-    """Whether the answer names two options at once ("so both A and B are correct"), unless an
-    option itself reads "Both A and B"."""
-    found = _BOTH_LETTERS.search(core)
-    if not found or not {found.group(1), found.group(2)} <= set(letters):
-        return False
-    named = option_words(found.group())
-    return not any(named in option_words(option) for option in options)
-
-
 def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
     """Whether what the answer settles on offers alternatives in a sentence's main clause that
     name an option or hold an option's value ("roughly 8, or maybe 9" with 8 an option); a range
@@ -417,7 +422,7 @@ def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bo
     return False
 
 
-def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
     """The one option the first sentence's main clause names, when nothing after it turns or
     concludes."""
     parts = sentences(core)
@@ -435,10 +440,10 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     text_hits = _option_text_hits(clause, letters, options)
     hits = {letter for letter, _, _ in text_hits}
     hits |= set(_named_letters(_blanked(clause, text_hits), letters))
-    return hits.pop() if len(hits) == 1 else None
+    return Choice(hits.pop(), "main_clause") if len(hits) == 1 else None
 
 
-def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
+def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
     """The one option the answer names by its text and then its own letter ("into the pupa, which
     is option B"), rejected and contrasted mentions aside."""
     labelled = {
@@ -449,7 +454,7 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
             core[end:],
         )
     }
-    return labelled.pop() if len(labelled) == 1 else None
+    return Choice(labelled.pop(), "labelled") if len(labelled) == 1 else None
 
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
@@ -498,28 +503,6 @@ def _with_own_text(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return None
     own = option_words(options[list(letters).index(letter)])
     return letter if own and option_words(core[end:]) == own else None
-
-
-def _names_another_option(
-    rest: str, letter: str, letters: Sequence[str], options: Sequence[str]
-) -> bool:
-    """Whether the words after an opening letter are the whole text of another option than the
-    letter's own ("B. Yes" where Yes is option A)."""
-    words = option_words(rest.split("\n", 1)[0])
-    named = [x for x, o in zip(letters, options, strict=False) if words == option_words(o)]
-    return bool(words and named) and letter not in named
-
-
-def _ends_offering_two(core: str, letters: Sequence[str]) -> bool:
-    """Whether the answer's last word on the letters offers two of them as alternatives, with
-    no letter named after it."""
-    offered = [
-        match.end()
-        for pattern in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
-        for match in pattern.finditer(core)
-        if match[1] != match[2] and {match[1], match[2]} <= set(letters)
-    ]
-    return bool(offered) and not _named_letters(core[max(offered) :], letters)
 
 
 def _option_text_hits(core: str, letters: Sequence[str], options: Sequence[str]) -> list[_Hit]:
