@@ -72,17 +72,14 @@ _OR, _AND, _ARTICLE = map(language.pattern, ("or_words", "and_words", "articles"
 _ALTERNATIVE = re.compile(rf"\W*(?:\(\s*[A-Z]\s*\))?\W*{_OR}\W*(?:{_ARTICLE}\s+)?", re.I)
 # what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
-    rf"{language.pattern('rejections')}\s+(?:(?:the|an?)\s+)?"
-    rf"(?:{language.pattern('option_nouns')}\s+)?\(?$",
-    re.IGNORECASE,
+    rf"{language.pattern('rejections')}\s+(?:(?:the|an?)\s+)?(?:{_OPTION_NOUN}\s+)?\(?$", re.I
 )
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
 # runs as `markup.readable` shortens them)
 _REJECTION_REACH = 200
 # no pick at all: "so it could be either one"
 _EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
-# what may separate the options of an echoed option list: punctuation, spaces, "and", or a unit
-# the option's pattern leaves out ("A:110°\nB:70°")
+# what separates echoed options: punctuation, spaces, "and", "or", a unit ("A:110°\nB:70°")
 _ECHO_SEPARATOR = re.compile(rf"[°%\s,;.]*(?:(?:{_AND}|{_OR})\s+)?")
 # what follows a mention the answer sets against its pick or rules out: "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
@@ -206,8 +203,7 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     ]
     if offered and not _named_letters(core[max(offered) :], letters):
         return Choice(None, "hedge")
-    walks = reading_of(core).has("correction") or _walks_through_options(core, letters)
-    letter, end = ("", 0) if walks else _opening_letter(core)
+    letter, end = ("", 0) if _weighs_options(core, letters) else _opening_letter(core)
     concluded = _concluded_letter(core, letters, options) if letter else None
     if concluded not in (None, letter):
         return Choice(concluded, "concluded")  # "(A) 1/2 would need ..., so it is 1/4, option C"
@@ -312,10 +308,10 @@ def _last_mention(
     the one option all of whose words a long answer uses, or the one it names by its ordinal."""
     hits = _mentions(core, letters, text_hits)
     if not hits:
-        used = set(option_words(core).split())
+        used = option_words(core).split()
         texts = [set(option_words(option).split()) for option in options]
-        covered = [x for x, text in zip(letters, texts, strict=False) if text and text <= used]
-        if len(option_words(core).split()) > 5 and len(covered) == 1:
+        covered = [x for x, text in zip(letters, texts, strict=False) if text and text <= set(used)]
+        if len(used) > 5 and len(covered) == 1:
             return Choice(covered[0], "covered")
         return _ordinal_option(core, letters, options) or Choice(None, "none")
     picked = max(hits, key=hits.__getitem__)
@@ -429,8 +425,7 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
     if (
         not parts
         or _TURN_OR_COMMITMENT.search(core)
-        or reading_of(core).has("correction")
-        or _walks_through_options(core, letters)  # "A: ... C: ... so B": the letters weighed
+        or _weighs_options(core, letters)  # "A: ... C: ... so B"
         or reading_of(parts[0]).has("negation")
         or _BARE_LETTER.fullmatch(parts[-1].strip(EDGE_PUNCTUATION))  # "...\n\nA": its pick
         or _with_own_text(parts[-1].strip(EDGE_PUNCTUATION), letters, options)  # "(B) Point B"
@@ -469,11 +464,11 @@ def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
     return (is_cut_off(core) or bool(left_open or _ITEM_LEFT_OPEN.search(core))) and repeated < 3
 
 
-def _walks_through_options(core: str, letters: Sequence[str]) -> bool:
-    """Whether sentences open with two or more options' letters in turn ("A (9) would be 3 cuts.
-    C (15) is 5 cuts. ..."): the first is one weighed, not the pick."""
+def _weighs_options(core: str, letters: Sequence[str]) -> bool:
+    """Whether the answer corrects itself or its sentences open with two or more options' letters
+    in turn ("A (9) would be 3 cuts. C (15) is 5 cuts. ..."): its first letter is no pick."""
     opened = {_opening_letter(sentence)[0] for sentence in sentences(core)}
-    return len(opened & set(letters)) > 1
+    return reading_of(core).has("correction") or len(opened & set(letters)) > 1
 
 
 def _opening_letter(core: str) -> tuple[str, int]:
