@@ -128,9 +128,8 @@ def option_letters(count: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Choice:
-    """What an answer picks: the letter, or None and why (`how`). Only an answer that names
-    nothing (`how == "none"`, `open`) may still state an option's value; a hedge, two options, a
-    stated inability or a contradiction is a pick of none."""
+    """What an answer picks: the letter, or None and why (`how`). Only an answer that names nothing
+    (`open`) may still state an option's value; a hedge, two options or an inability picks none."""
 
     letter: str | None
     how: str
@@ -278,7 +277,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         or _EITHER_ONE.search(core)
     ):
         return Choice(None, "hedge")
-    if _ends_unable(core, letters, options):
+    if _ends_unable(last, letters, options):
         return Choice(None, "unable")
     first = _main_clause_pick(core, letters, options) if long_answer else None
     return (
@@ -331,14 +330,9 @@ def _mentions(core: str, letters: Sequence[str], text_hits: list[_Hit]) -> dict[
     padded = f" {_blanked(core, text_hits)} "  # positions in the answer's own coordinates
     hits: dict[str, int] = {}
     for letter in letters:
-        found = [
-            m.start()
-            for m in _letter_mention(letter).finditer(padded)
-            if not rejected_before(padded, m.start())
-            and not _CONTRASTED_AFTER.match(padded, m.end())
-        ]
-        if found:
-            hits[letter] = found[-1] - 1
+        for m in _letter_mention(letter).finditer(padded):
+            if not (rejected_before(padded, m.start()) or _CONTRASTED_AFTER.match(padded, m.end())):
+                hits[letter] = m.start() - 1
     for letter, start, _ in text_hits:
         hits[letter] = max(hits.get(letter, -1), start)
     return hits
@@ -478,13 +472,12 @@ def _opening_letter(core: str) -> tuple[str, int]:
     return (leading[leading.lastindex].upper(), leading.end()) if leading else ("", 0)
 
 
-def _ends_unable(core: str, letters: Sequence[str], options: Sequence[str]) -> bool:
-    """Whether the answer's last sentence says it cannot tell, or that no option is right, and
+def _ends_unable(last: str, letters: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether an answer's last sentence says it cannot tell, or that no option is right, and
     names no option after that ("I cannot determine which one is correct."). Where an option is
     itself "cannot be determined", saying so may choose it."""
     if any(reading_of(option.lower()).has("cannot_tell") for option in options):
         return False
-    last = (sentences(core) or [""])[-1]
     told = reading_of(last.lower()).first("cannot_tell")
     none_fits = _NONE_FITS.search(last)
     end = told.end if told else none_fits and none_fits.end()
