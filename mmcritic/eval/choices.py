@@ -90,24 +90,19 @@ _CONTRASTED_AFTER = re.compile(
 _BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
 # a conclusion that no option is right: "none of them fits"
 _NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
-# an explanation after the main statement: "... is the grass, because it makes its own food",
-# "Frog — it eats the cricket"
+# an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}|\s+[—–]\s+", re.IGNORECASE)
-# reasoning broken off at its next sentence's or clause's subject: "... a dark background. The
-# second image", "..., and the third image shows"
+# reasoning cut off at its next sentence's or clause's subject: "... background. The second image"
 _SUBJECT_LEFT_OPEN = re.compile(
     r"(?:[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|"
     r"Above|Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?|,\s+(?:and|but|while|whereas)\s+)"
-    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their)"
-    r"|(?<=[a-z]\s)(?:the|this|that|its|their))"
-    r"(?:\s+[\w'-]+){1,3}\s*$"
+    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their)|"
+    r"(?<=[a-z]\s)(?:the|this|that|its|their))(?:\s+[\w'-]+){1,3}\s*$"
 )
-# a list of reasoning broken off at its next item's subject or name: "- ... door.\n- The
-# umbrella stand", "1. PEST analysis covers ... factors.\n2. SWOT analysis"
+# a list of reasoning broken off at its next item's subject or name: "- ... door.\n- The umbrella"
 _ITEM_LEFT_OPEN = re.compile(
-    r"^\s*(?:[-*•]|\d[.)])\s[^\n]*[.!?]\s*\n\s*(?:[-*•]|\d[.)])\s+"
-    r"[\w'-]+(?:\s+[\w'-]+){0,3}\s*\Z",
-    re.MULTILINE,
+    r"^\s*(?:[-*•]|\d[.)])\s[^\n]*[.!?]\s*\n\s*(?:[-*•]|\d[.)])\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*\Z",
+    re.M,
 )
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 # an option named last in a sentence: "so the answer is C"
@@ -413,8 +408,7 @@ def _offers_two(core: str, letters: Sequence[str], options: Sequence[str]) -> bo
 
 
 def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """The one option the first sentence's main clause names, when nothing after it turns or
-    concludes."""
+    """The one option the first sentence's main clause names if no turn or conclusion follows."""
     parts = sentences(core)
     if (
         not parts
