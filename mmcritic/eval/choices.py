@@ -143,8 +143,7 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     """The option an answer picks, and how it was read (`Choice.how`): the reading after a
     self-correction if that names an option; else a bare letter or option text; none for several
     letters, a hedge, inability or cut-off reasoning; else the opening letter, the first sentence's
-    main clause or the last option named. No match gives None, so a score never depends on chance.
-    """
+    main clause or the last option named; never a random letter, so no score depends on chance."""
     core = without_html(plain_math(fold(text))).translate(MARKUP).translate(_BRACKETS)
     core = _NAMED_LETTER.sub(  # a letter named as an option in capitals: "choice a" as "choice (A)"
         lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], core
@@ -180,9 +179,8 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
 
 
 def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
-    """The pick of a written answer: its leading letter, unless it names several, hedges
-    between two or was cut off; else what its reasoning settles on. A letter followed by its
-    own option's text is that option even where the text is letters ("(A) D B E A C")."""
+    """A written answer's leading letter, also before its own option's text ("(A) D B E A C"),
+    unless it names several, hedges between two or was cut off; else what its reasoning picks."""
     own = _with_own_text(core, letters, options)
     if own is not None:
         return Choice(own, "leading")
