@@ -281,8 +281,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
-    """For options that differ only by an ordinal ("the first image"), the one an answer names
-    by its ordinal, in any language."""
+    """Of options that differ only by an ordinal ("the first image"), the one the answer names."""
     said = reading_of(core).said("ordinal")
     readings = [reading_of(option_words(option)) for option in options]
     places = {tuple(reading.parts("ordinal")) for reading in readings}
@@ -440,8 +439,7 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
     """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the") or at the
-    subject of its next sentence or list item; not a final letter nor a committed answer repeated
-    until the length limit."""
+    next sentence's or item's subject; not a final letter nor an answer repeated to the limit."""
     parts = sentences(core)
     if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
         return False
@@ -465,9 +463,9 @@ def _opening_letter(core: str) -> tuple[str, int]:
 
 
 def _ends_unable(last: str, letters: Sequence[str], options: Sequence[str]) -> bool:
-    """Whether an answer's last sentence says it cannot tell, or that no option is right, and
-    names no option after that ("I cannot determine which one is correct."). Where an option is
-    itself "cannot be determined", saying so may choose it."""
+    """Whether an answer's last sentence says it cannot tell ("I cannot determine which one is
+    correct."), or that no option is right, and names no option after that; unless an option is
+    itself "cannot be determined": saying so may choose it."""
     if any(reading_of(option.lower()).has("cannot_tell") for option in options):
         return False
     told = reading_of(last.lower()).first("cannot_tell")
