@@ -164,8 +164,7 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     core = core.lstrip(EDGE_PUNCTUATION + "\n\t—–").rstrip(_CLOSING_PUNCTUATION)
     if len(core) == 1 and core.upper() in letters:  # "A" is A, even where C's text is "A"
         return Choice(core.upper(), "letter")
-    # the options ticked in a list of the options ("B. dog ✓"), else those declared correct
-    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):
+    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):  # the ticked ones, else those declared
         declared = {letter.upper() for letter in pattern.findall(core)} & set(letters)
         if len(declared) > 1:
             return Choice(None, "several")  # two options ticked
