@@ -271,12 +271,9 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(None, "hedge")
     if _ends_unable(last, letters, options):
         return Choice(None, "unable")
-    first = _main_clause_pick(core, letters, options) if long_answer else None
-    return (
-        _labelled_pick(core, letters, options)
-        or first
-        or _last_mention(core, letters, options, text_hits)
-    )
+    picked = _labelled_pick(core, letters, options)
+    picked = picked or (_main_clause_pick(core, letters, options) if long_answer else None)
+    return picked or _last_mention(core, letters, options, text_hits)
 
 
 def _ordinal_option(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
