@@ -503,8 +503,7 @@ def _text_mentions(core: str, named: Iterable[tuple[str, str]]) -> list[_Hit]:
         if plain_words(option)
         # not "three-pointers"
         for match in re.finditer(rf"(?<!\w){_text_pattern(option)}(?!\w|-\w)", core, re.I)
-        if not rejected_before(core, match.start())
-        and not _CONTRASTED_AFTER.match(core, match.end())
+        if not (rejected_before(core, match.start()) or _CONTRASTED_AFTER.match(core, match.end()))
     ]
 
 
