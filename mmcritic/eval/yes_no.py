@@ -88,9 +88,9 @@ def _opening_reading(core: str) -> str | None:
     leading = _LEADING_YES_NO.match(core)
     if leading is None:
         return None
-    if leading.group("yes") and _NEGATED_CONCLUSION.search(core, leading.end()):
-        return "no"  # "Yes, in this chart Delhi is at the top, so Tokyo is not ..."
-    return "yes" if leading.group("yes") else "no"
+    # "Yes, in this chart Delhi is at the top, so Tokyo is not ..." is no
+    says_yes = leading.group("yes") and not _NEGATED_CONCLUSION.search(core, leading.end())
+    return "yes" if says_yes else "no"
 
 
 def _reading_anywhere(core: Reading, question: str) -> str | None:

@@ -39,13 +39,10 @@ def final_answer(text: str) -> str:
     """The part of a response that states the answer: `stated_answer`, else all of the answer
     text; nothing when a think block is opened and never closed (cut off while thinking)."""
     stated = stated_answer(text)
-    if stated is not None:
-        return stated
-    if unclosed_think(text):
-        return ""  # still thinking when cut off
-    region = answer_region(text)
+    if stated is not None or unclosed_think(text):
+        return stated or ""  # nothing when cut off while thinking
     # bold stays: in a free answer it marks the stated value (`answer_span`)
-    return clean_latex(region, keep_bold=True)
+    return clean_latex(answer_region(text), keep_bold=True)
 
 
 def stated_answer(text: str) -> str | None:
@@ -63,12 +60,8 @@ def stated_answer(text: str) -> str | None:
     tagged = family_boxes(region)  # GLM-4.xV: <|begin_of_box|>A<|end_of_box|>
     # `final_boxed` of the bounded answer text, unless cut off while thinking beside a family box
     marked = tagged if tagged and (not boxes or unclosed_think(text)) else boxes
-    if marked:
-        return clean_latex(marked[-1])
-    stated = json_answer(region)
-    if stated is not None:
-        return clean_latex(stated)
-    return _phrased_answer(region)
+    stated = marked[-1] if marked else json_answer(region)
+    return _phrased_answer(region) if stated is None else clean_latex(stated)
 
 
 def _phrased_answer(region: str) -> str | None:
@@ -83,11 +76,11 @@ def _phrased_answer(region: str) -> str | None:
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
-        # a stated answer opening by negating, unless with a plain no, states nothing
+        # a stated answer opening by negating, unless with a plain no, states nothing:
+        # "The answer is not 1 (...) or 4 (...); ... so it is 7."
         negation = reading_of(tail.strip()).first("negation")
-        if negation and negation.start == 0 and not YES_NO.fullmatch(negation.text.lower()):
-            continue  # "The answer is not 1 (...) or 4 (...); ... so it is 7."
-        if tail.strip():
+        opens_negated = negation and negation.start == 0
+        if tail.strip() and not (opens_negated and not YES_NO.fullmatch(negation.text.lower())):
             return _stated_tail(tail)
     return None
 

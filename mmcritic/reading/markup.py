@@ -1,10 +1,9 @@
 """The output-format stage: the markup a reader looks through before it reads any words.
 
-Model families register their own think tags (`THINK_TAGS`, read as `<think>`) and answer-box
-tags (`BOX_TAGS`). The answer text follows the think block (`answer_region`); HTML, JSON, LaTeX,
-emphasis, Unicode compatibility forms and emoji are read through here, so later stages see plain
-words. Model output is read within bounds (`readable`, `MAX_LATEX_DEPTH`), so no response can
-stop or stall a run: nothing here raises on it or takes more than linear time.
+Families register think tags (`THINK_TAGS`, read as `<think>`) and answer boxes (`BOX_TAGS`).
+The answer follows the think block (`answer_region`); HTML, JSON, LaTeX, emphasis, Unicode forms
+and emoji are read through here. Output is read within bounds (`readable`, `MAX_LATEX_DEPTH`):
+nothing here raises on a response or takes more than linear time.
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ THINK_TAGS = {"kimi-vl": ("◁think▷", "◁/think▷")}
 # family -> (opening tag, closing tag) of the box it states its final answer in
 BOX_TAGS = {"glm-4.xv": ("<|begin_of_box|>", "<|end_of_box|>")}
 _FAMILY_BOX = re.compile(
-    "|".join(
-        rf"{re.escape(opening)}(.*?){re.escape(closing)}" for opening, closing in BOX_TAGS.values()
-    ),
+    "|".join(rf"{re.escape(open_)}(.*?){re.escape(close)}" for open_, close in BOX_TAGS.values()),
     re.DOTALL,
 )
 
@@ -44,16 +41,14 @@ def macro_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 STYLE_MACRO = macro_pattern(STYLE_MACROS)
-
-
-# The slash is optional and followed by its own whitespace, so the two whitespace runs can never
-# trade characters; an ambiguous `<\s*/?\s*` would backtrack quadratically on `<` + spaces.
+# the slash owns the whitespace after it, so the two runs never trade characters: an ambiguous
+# `<\s*/?\s*` would backtrack quadratically on `<` + spaces
 _THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>")
 
 
 def normalize_tags(text: str) -> str:
-    """Closes up spaced think tags (`< /think >`) to `<think>` / `</think>`: the spec says
-    whitespace around `<`, `>` and `/` does not count. Other text (`a < b > c`) keeps its spaces."""
+    """Spaced think tags (`< /think >`) closed up: the spec says whitespace around `<`, `>` and
+    `/` does not count. Other text (`a < b > c`) keeps its spaces."""
     return _THINK_TAG.sub(lambda m: f"<{m.group(1) or ''}think>", text)
 
 
@@ -67,10 +62,7 @@ def think_tags(text: str) -> str:
 
 def family_boxes(text: str) -> list[str]:
     """What every registered family's answer boxes hold, in order (`<|begin_of_box|>A...` is A)."""
-    return [
-        next(group for group in box.groups() if group is not None)
-        for box in _FAMILY_BOX.finditer(text)
-    ]
+    return [box[box.lastindex] for box in _FAMILY_BOX.finditer(text)]  # the one tag pair met
 
 
 BOX_OPEN = "\\boxed{"
@@ -85,24 +77,23 @@ def boxed_contents(text: str) -> list[str]:
     An unclosed box yields nothing, though the boxes inside it are found; a box inside a closed
     one is not listed again, so the output is no longer than the input. One pass: linear time."""
     depth = 0
-    open_boxes: list[tuple[int, int, int]] = []  # (box start, content start, brace depth)
-    closed: list[tuple[int, int, int]] = []  # (box start, content start, content end)
+    open_boxes: list[tuple[int, int]] = []  # (content start, brace depth)
+    closed: list[tuple[int, int]] = []  # (content start, content end)
     for token in _BOX_TOKENS.finditer(text):
         kind = token.group()
         if kind.startswith("\\boxed"):
             depth += 1
-            open_boxes.append((token.start(), token.end(), depth))
+            open_boxes.append((token.end(), depth))
         elif kind == "{":
             depth += 1
         elif kind == "}" and depth:
-            if open_boxes and open_boxes[-1][2] == depth:
-                start, content_start, _ = open_boxes.pop()
-                closed.append((start, content_start, token.start()))
+            if open_boxes and open_boxes[-1][1] == depth:
+                closed.append((open_boxes.pop()[0], token.start()))
             depth -= 1
     # brace matching makes the spans laminar, so after sorting by start a box is nested in
     # another exactly when it starts before the last kept one ends
     kept: list[tuple[int, int]] = []
-    for _, begin, end in sorted(closed):
+    for begin, end in sorted(closed):
         if not kept or begin > kept[-1][1]:
             kept.append((begin, end))
     return [text[begin:end] for begin, end in kept]
@@ -119,11 +110,9 @@ MAX_SPACE_RUN = 32
 MAX_LATEX_DEPTH = 16
 _SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
 _FIRST_SPACE = re.compile(r"\s")
-
 _SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
-
 # emphasis, code and math marks, which no answer is written in: "**$2$**" states 2
 MARKUP = str.maketrans("", "", "*$`")
 
@@ -147,18 +136,15 @@ def without_symbols(text: str) -> str:
 
 def answer_region(text: str) -> str:
     """The answer text: after the think block (all of it when there is none), `readable`."""
-    text = think_tags(text)
-    close = text.rfind(THINK_CLOSE)
-    region = text[close + len(THINK_CLOSE) :] if close >= 0 else text.replace(THINK_OPEN, "")
-    return readable(region)
+    _, close, region = think_tags(text).rpartition(THINK_CLOSE)
+    return readable(region if close else region.replace(THINK_OPEN, ""))
 
 
 def readable(text: str) -> str:
     """Model output in bounds: its last `MAX_ANSWER_CHARS` characters (from a whole word), lone
-    surrogates as U+FFFD (no encoder writes one, so the run's record could not be saved), and
-    each whitespace run longer than `MAX_SPACE_RUN` cut to its first characters and at most two
-    line breaks, since a pattern that may start anywhere in a run (`\\s*\\bnot`) costs time
-    quadratic in its length."""
+    surrogates as U+FFFD (no encoder writes one, so the run's record could not be saved), and a
+    whitespace run over `MAX_SPACE_RUN` cut to its start and at most two line breaks: a pattern
+    that may start anywhere in a run (`\\s*\\bnot`) costs time quadratic in its length."""
     if len(text) > MAX_ANSWER_CHARS:
         text = text[-MAX_ANSWER_CHARS:]
         first_space = _FIRST_SPACE.search(text)

@@ -161,32 +161,24 @@ def stating_clause(
     ...") or giving a result ("which add up to 17"), then restating the question, then in the
     later sentence, then the earlier clause; None when no clause states anything. With
     `whole_sentences`, whole sentences are ranked, uncut."""
-    wanted = {word[:_STEM] for word in topic_words(asked_sentence(question or ""))}
-    best: tuple[bool, bool, int, bool, bool, int, int, int] | None = None
-    chosen = None
+    question = question or ""
+    wanted = {word[:_STEM] for word in topic_words(asked_sentence(question))}
+    ranked = []
     for at, sentence in enumerate(sentences(text)):
         concludes = _CONCLUDES.match(sentence) is not None
         sentence = without_source(sentence)
         for index, clause in enumerate([sentence] if whole_sentences else clauses(sentence)):
             if not states(clause):
                 continue
-            overlap = len(wanted & {word[:_STEM] for word in topic_words(clause)})
-            restates = subject_restates(clause, question or "")
+            power = strength(clause)  # a count of things only ("shows 6 countries") last
             result = index > 0 and RESULT.match(clause) is not None
             explains = index > 0 and EXPLAINS.match(clause) is not None
-            rank = (
-                strength(clause) > 0,  # a count of things only ("shows 6 countries") last
-                not explains,
-                strength(clause),
-                concludes or result,
-                restates,
-                overlap,
-                at,
-                -index,
-            )
-            if best is None or rank > best:
-                best, chosen = rank, clause
-    return chosen
+            overlap = len(wanted & {word[:_STEM] for word in topic_words(clause)})
+            restates = subject_restates(clause, question)
+            cue = concludes or result
+            rank = (power > 0, not explains, power, cue, restates, overlap, at, -index)
+            ranked.append((rank, clause))
+    return max(ranked, key=lambda pair: pair[0], default=(None, None))[1]
 
 
 def subject_restates(clause: str, question: str) -> bool:
@@ -200,9 +192,7 @@ def subject_restates(clause: str, question: str) -> bool:
 def asked_sentence(question: str) -> str:
     """The last sentence of a question that asks (ends in "?" or opens with "Find"), else the
     whole question."""
-    asking = [
-        part for part in sentences(question) if part.rstrip().endswith("?") or _ASKS.match(part)
-    ]
+    asking = [p for p in sentences(question) if p.rstrip().endswith("?") or _ASKS.match(p)]
     return asking[-1] if asking else question
 
 
