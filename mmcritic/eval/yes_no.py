@@ -48,10 +48,9 @@ _LEADING_YES_NO = re.compile(
 def yes_no(text: str, question: str = "") -> str | None:
     """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer; None for none.
 
-    Only what follows a self-correction counts. An answer ending with both, or unable to tell, is
-    `unclear`; else what it settles on after a turn, its opening word, the first yes or no, or,
-    given the question, a statement of sameness (no) or of the question's claim (yes).
-    docs/scoring.md (the *yes/no* reader) gives each rule.
+    After any self-correction: `unclear` when it ends on both or unable to tell, else what it
+    settles on after a turn, its opening word, the first yes or no, or given the question,
+    sameness (no) or the question's claim (yes). docs/scoring.md (*yes/no* reader) has each rule.
     """
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
@@ -94,9 +93,8 @@ def _opening_reading(core: str) -> str | None:
 
 
 def _reading_anywhere(core: Reading, question: str) -> str | None:
-    """An answer that opens with neither yes nor no: a stated inability to tell, else the one
-    yes or no it states, else the first yes or no word anywhere (a "not" too), else what it says
-    of the question's claim."""
+    """An answer opening with neither yes nor no: unable to tell, else the one yes or no it
+    states, else the first anywhere (a "not" too), else what it says of the question's claim."""
     if core.has("cannot_tell"):
         return "unclear"
     said = core.said("yes_no")
@@ -126,8 +124,7 @@ def _concluded(core: Reading) -> str | None:
 
 def _settled_reading(core: Reading, question: str) -> str | None:
     """What an answer settles on after its last turn ("but"): an explicit yes or no, a hedge
-    (unclear), or for a comparison a statement that the two are the same (no); None when the
-    part after the turn says neither."""
+    (unclear), or for a comparison that the two are the same (no); else None."""
     turn = core.last("yes_no_turn")
     if turn is None:
         return None
@@ -145,8 +142,6 @@ def _restates_claim(answer: str, question: str) -> bool:
     """Whether a sentence of the answer asserts the claim a yes/no question asks about: every
     content word of the question, framing ("in the figure") aside, in the question's order
     ("Samsung shipped more than Apple" does not restate "Did Apple ship more than Samsung?")."""
-    if not question:
-        return False
     claim = _SOURCE.sub("", question)  # "According to the chart, is ...?" asks "is ...?"
     asked = [w for w in _ordered_words(claim) if w.removesuffix("s") not in _FRAMING_WORDS]
     if not asked:

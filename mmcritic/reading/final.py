@@ -40,17 +40,15 @@ def final_answer(text: str) -> str:
     text; nothing when a think block is opened and never closed (cut off while thinking)."""
     stated = stated_answer(text)
     if stated is not None or unclosed_think(text):
-        return stated or ""  # nothing when cut off while thinking
+        return stated or ""
     # bold stays: in a free answer it marks the stated value (`answer_span`)
     return clean_latex(answer_region(text), keep_bold=True)
 
 
 def stated_answer(text: str) -> str | None:
-    """The answer a response marks as such; None when it marks none.
-
-    Two boxes offered as alternatives read as "A or B", which every reader takes for a hedge.
-    Else the last box, read as `mmcritic.rewards.answers.final_boxed` reads it, then a family's
-    box, a JSON `answer`, or the text after the last "answer is" phrase."""
+    """The answer a response marks as such, or None: two boxes offered as alternatives as "A or
+    B", which every reader takes for a hedge; else the last box (as `rewards.answers.final_boxed`
+    reads it), a family's box, a JSON `answer`, or the text after the last "answer is" phrase."""
     region = answer_region(text)
     boxes = boxed_contents(region)
     if _BOXES_OFFERED.search(region):

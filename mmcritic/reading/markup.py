@@ -183,18 +183,15 @@ def json_answer(text: str) -> str | None:
 
 
 def clean_latex(text: str, keep_bold: bool = False) -> str:
-    """Drops `\\text{}`-style wrappers, HTML layout tags, math `$...$` delimiters, `*` and
-    backticks. A `$` before a number is a currency sign and stays: `$25.00` is DocVQA's answer
-    as printed."""
+    """Drops `\\text{}`-style wrappers, HTML layout tags, math `$...$`, `*` and backticks; a `$`
+    before a number is a currency sign and stays (`$25.00` is DocVQA's answer as printed)."""
     text = _innermost_first(STYLE_MACRO, r"\1", without_html(text))
-    text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$")
-    text = text.replace("`", "")
+    text = _MATH_DOLLARS.sub(r"\1", text).replace("\\%", "%").replace("\\$", "$").replace("`", "")
     return (text if keep_bold else text.replace("*", "")).strip()
 
 
 def without_html(text: str) -> str:
-    """HTML a model writes around its answer, as markdown: `<b>B</b>` is `**B**`, and layout
-    tags (`<p>`) are dropped."""
+    """HTML around an answer as markdown: `<b>B</b>` is `**B**`, layout tags (`<p>`) go."""
     return _HTML_LAYOUT.sub("", _HTML_BOLD.sub("**", text))
 
 

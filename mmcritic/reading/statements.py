@@ -1,9 +1,8 @@
 """Where a free-text answer states its answer: which sentence, which clause, whether it commits.
 
-A careful grader reads the value the main clause states and takes what trails it ("..., rising
-to 26.5% in 2014") as context; of several sentences, the one that restates the question. An
-answer that offers alternatives or turns away from a first reading commits to what it settles
-on, or to nothing. These rules serve every task that reads free text (`mmcritic.eval.answers`).
+A careful grader reads the value the main clause states, what trails it ("..., rising to 26.5%
+in 2014") as context, and of several sentences the one restating the question. An answer that
+offers alternatives or turns from a first reading commits to what it settles on, or to nothing.
 """
 
 from __future__ import annotations
@@ -42,10 +41,9 @@ _SENTENCE_END = re.compile(
 MONTH_ABBREVIATIONS = pattern("month_abbreviations")
 _ABBREVIATIONS = rf"(?:{pattern('abbreviations')}|{MONTH_ABBREVIATIONS})"
 _ABBREVIATED = re.compile(rf"\b(?:[A-Z]|{_ABBREVIATIONS})\.$")
-# a word abbreviation whose period belongs to an answer: "Acme Laboratories, Inc."
-_WORD_ABBREVIATION = re.compile(rf"\b{_ABBREVIATIONS}\.$", re.I)
-# initials that end an answer with their own period: "Washington, D.C."
-_DOTTED_INITIALS = re.compile(r"(?<![\w.])(?:[A-Za-z]\.){2,}$")
+# a word abbreviation or initials whose period belongs to an answer: "Acme Laboratories, Inc.",
+# "Washington, D.C."
+_OWN_PERIOD = re.compile(rf"\b{_ABBREVIATIONS}\.$|(?<![\w.])(?:[A-Za-z]\.){{2,}}$", re.I)
 # a parenthetical aside of several words, maybe holding a bracket: "(the vertex is (2, −1))";
 # not one that offers another answer ("3.1 (or 3.7 if ...)"), which is a hedge
 LONG_ASIDE = re.compile(
@@ -54,10 +52,7 @@ LONG_ASIDE = re.compile(
     re.I,
 )
 # a closing clause naming the answer by a pronoun: ", so he's the sender", ", which is the total"
-_PRONOUN_CLOSE = re.compile(
-    rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$",
-    re.IGNORECASE,
-)
+_PRONOUN_CLOSE = re.compile(rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$", re.I)
 # an imperative that asks: "Find the length of AB."
 _ASKS = re.compile(rf"\s*{pattern('asking_verbs')}\b", re.IGNORECASE)
 _ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
@@ -90,8 +85,7 @@ _STEM = 6
 
 def sentences(text: str) -> list[str]:
     """The sentences of a text, split at a sentence end, a semicolon or a line break; an
-    abbreviation ("Dr.") ends none. An abbreviation is looked for in the last piece alone, so a
-    run of them is read in linear time."""
+    abbreviation ("Dr.") ends none (looked for in the last piece alone: linear time)."""
     groups: list[list[str]] = []
     for piece in filter(None, (piece.strip() for piece in _SENTENCE_END.split(text.strip()))):
         if groups and _ABBREVIATED.search(groups[-1][-1]):
@@ -124,7 +118,7 @@ def offers_two_marked(text: str, span: str) -> bool:
 
 
 def main_clause(sentence: str) -> str:
-    """The sentence up to the first clause that adds context (`clauses`)."""
+    """The sentence up to its first clause of context (`clauses`)."""
     return clauses(sentence)[0]
 
 
@@ -138,8 +132,7 @@ def clauses(sentence: str) -> list[str]:
         openers.append(sentence[: opener.end()].strip(" ,"))
         sentence = sentence[opener.end() :]
     cuts = [match.start() for match in _CONTEXT_CLAUSE.finditer(sentence) if match.start() > 0]
-    bounds = [0, *cuts, len(sentence)]
-    parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise(bounds)]
+    parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise([0, *cuts, len(sentence)])]
     head = parts[0]
     colon = head.find(": ")
     # a ratio's colon, spaced ("42 : 12"), ends no clause; a list's ("above 40: 2017, ...") does
@@ -156,11 +149,10 @@ def stating_clause(
     strength: Callable[[str], int],
     whole_sentences: bool = False,
 ) -> str | None:
-    """The clause that states the answer, of those for which `states` holds: an explanation
-    ("because ...") last, else ranked by `strength`, then in a concluding sentence ("Therefore
-    ...") or giving a result ("which add up to 17"), then restating the question, then in the
-    later sentence, then the earlier clause; None when no clause states anything. With
-    `whole_sentences`, whole sentences are ranked, uncut."""
+    """The clause (or with `whole_sentences` the sentence) that states the answer, of those
+    `states` holds for: an explanation ("because ...") last, else by `strength`, then concluding
+    ("Therefore ...") or giving a result ("which add up to 17"), then restating the question,
+    then later sentence, then earlier clause; None when none states anything."""
     question = question or ""
     wanted = {word[:_STEM] for word in topic_words(asked_sentence(question))}
     ranked = []
@@ -190,8 +182,7 @@ def subject_restates(clause: str, question: str) -> bool:
 
 
 def asked_sentence(question: str) -> str:
-    """The last sentence of a question that asks (ends in "?" or opens with "Find"), else the
-    whole question."""
+    """The last sentence of a question that asks (ends in "?", opens with "Find"), else all."""
     asking = [p for p in sentences(question) if p.rstrip().endswith("?") or _ASKS.match(p)]
     return asking[-1] if asking else question
 
@@ -215,18 +206,14 @@ def states_reading(text: str) -> bool:
     """Whether a text names a reading of its own (a word in capitals, a capitalised word after
     its first, a number or a quoted word) rather than only commenting ("but it is faded")."""
     words = [word.strip(".,;:!?") for word in text.split()]
-    return bool(
-        any(_CAPITALISED.fullmatch(word) for word in words[1:])
-        or any(word.isupper() and len(word) > 1 for word in words)
-        or re.search(r"\d", text)
-        or QUOTED.search(text)
-    )
+    named = any(_CAPITALISED.fullmatch(word) for word in words[1:])
+    shouted = any(word.isupper() and len(word) > 1 for word in words)
+    return bool(named or shouted or re.search(r"\d", text) or QUOTED.search(text))
 
 
 def subject_answer(text: str, question: str) -> str | None:
-    """For a "which/who/what" question answered by restating it with the answer as subject
-    ("Norway has the highest share ..."), that subject: of the first sentence's main clause,
-    else of the last conclusion that restates the question after its verb; None when none does."""
+    """For a "which/who/what" question, the subject an answer restates it with ("Norway has the
+    highest share ..."): of the first main clause, else of the last conclusion; or None."""
     if not _ASKS_WHICH.match(question or ""):
         return None
     parts = [p for sentence in sentences(text) for p in reading_of(sentence).parts("conclusion")]
@@ -253,9 +240,7 @@ def _asked_verb(clause: str, question: str) -> re.Match[str] | None:
     for word in dict.fromkeys(w for w in _WORD.findall(question.lower()) if w in asked):
         found = re.search(rf"\s+{re.escape(word)}\b", clause)  # a verb, not a title: "Director"
         subject = content_words(clause[: found.start()]) if found else set()
-        if not subject or subject & asked:
-            continue
-        if content_words(clause[found.end() :]) & asked:
+        if subject and not subject & asked and content_words(clause[found.end() :]) & asked:
             return found
     return None
 
@@ -282,7 +267,5 @@ def content_words(text: str) -> set[str]:
 
 
 def without_final_period(text: str) -> str:
-    """An answer without the period that ends its sentence, kept where it closes an
-    abbreviation ("Washington, D.C.")."""
-    kept = _WORD_ABBREVIATION.search(text) or _DOTTED_INITIALS.search(text)
-    return text if kept else text.rstrip(".")
+    """An answer without its final period, unless that closes an abbreviation ("D.C.")."""
+    return text if _OWN_PERIOD.search(text) else text.rstrip(".")
