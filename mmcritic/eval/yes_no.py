@@ -46,12 +46,10 @@ _LEADING_YES_NO = re.compile(
 
 
 def yes_no(text: str, question: str = "") -> str | None:
-    """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer; None for none.
-
-    After any self-correction: `unclear` when it ends on both or unable to tell, else what it
-    settles on after a turn, its opening word, the first yes or no, or given the question,
-    sameness (no) or the question's claim (yes). docs/scoring.md (*yes/no* reader) has each rule.
-    """
+    """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer, or None: after any
+    self-correction, `unclear` when it ends on both or unable to tell, else what it settles on
+    after a turn, its opening word, the first yes or no, or given the question, sameness (no) or
+    the question's claim (yes). docs/scoring.md (the *yes/no* reader) gives each rule."""
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
     # a last sentence unable to tell, after naming both yes and no or neither, or offering both

@@ -73,12 +73,11 @@ _BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
 
 def boxed_contents(text: str) -> list[str]:
     """The contents of every top-level `\\boxed{...}`, in order; braces nest, `\\{` is literal.
-
     An unclosed box yields nothing, though the boxes inside it are found; a box inside a closed
-    one is not listed again, so the output is no longer than the input. One pass: linear time."""
+    one is not listed again, so the output is no longer than the input. Linear time."""
     depth = 0
     open_boxes: list[tuple[int, int]] = []  # (content start, brace depth)
-    closed: list[tuple[int, int]] = []  # (content start, content end)
+    closed: list[tuple[int, int]] = []  # (content start, content end), none inside another
     for token in _BOX_TOKENS.finditer(text):
         kind = token.group()
         if kind.startswith("\\boxed"):
@@ -88,15 +87,13 @@ def boxed_contents(text: str) -> list[str]:
             depth += 1
         elif kind == "}" and depth:
             if open_boxes and open_boxes[-1][1] == depth:
-                closed.append((open_boxes.pop()[0], token.start()))
+                begin = open_boxes.pop()[0]
+                # braces nest, so the boxes closed since this one opened lie inside it
+                while closed and closed[-1][0] > begin:
+                    closed.pop()
+                closed.append((begin, token.start()))
             depth -= 1
-    # brace matching makes the spans laminar, so after sorting by start a box is nested in
-    # another exactly when it starts before the last kept one ends
-    kept: list[tuple[int, int]] = []
-    for begin, end in sorted(closed):
-        if not kept or begin > kept[-1][1]:
-            kept.append((begin, end))
-    return [text[begin:end] for begin, end in kept]
+    return [text[begin:end] for begin, end in closed]
 
 
 # HTML a model writes for emphasis or layout: bold is markdown bold, the rest is dropped

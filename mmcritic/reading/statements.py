@@ -133,12 +133,11 @@ def clauses(sentence: str) -> list[str]:
         sentence = sentence[opener.end() :]
     cuts = [match.start() for match in _CONTEXT_CLAUSE.finditer(sentence) if match.start() > 0]
     parts = [sentence[a:b].strip(" ,;") for a, b in itertools.pairwise([0, *cuts, len(sentence)])]
-    head = parts[0]
-    colon = head.find(": ")
+    label, colon, rest = parts[0].partition(": ")
     # a ratio's colon, spaced ("42 : 12"), ends no clause; a list's ("above 40: 2017, ...") does
-    ratio = re.search(r"\d\s$", head[:colon]) and head[colon + 2 : colon + 3].isdigit()
-    if colon > 0 and len(head[:colon].split()) > 3 and not ratio:
-        parts[0:1] = [head[:colon], head[colon + 2 :]]
+    ratio = re.search(r"\d\s$", label) and rest[:1].isdigit()
+    if colon and len(label.split()) > 3 and not ratio:
+        parts[0:1] = [label, rest]
     return [*([part for part in parts if part] or [sentence.strip()]), *reversed(openers)]
 
 
@@ -163,11 +162,10 @@ def stating_clause(
             if not states(clause):
                 continue
             power = strength(clause)  # a count of things only ("shows 6 countries") last
-            result = index > 0 and RESULT.match(clause) is not None
+            cue = concludes or (index > 0 and RESULT.match(clause) is not None)
             explains = index > 0 and EXPLAINS.match(clause) is not None
             overlap = len(wanted & {word[:_STEM] for word in topic_words(clause)})
             restates = subject_restates(clause, question)
-            cue = concludes or result
             rank = (power > 0, not explains, power, cue, restates, overlap, at, -index)
             ranked.append((rank, clause))
     return max(ranked, key=lambda pair: pair[0], default=(None, None))[1]
