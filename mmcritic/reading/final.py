@@ -25,12 +25,10 @@ from mmcritic.reading.structure import YES_NO, reading_of
 
 # what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
 _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
-
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(
     rf"\\boxed\s*\{{[^{{}}]*\}}\s*(?:{pattern('or_words')}|/|,)\s*\\boxed\s*\{{"
 )
-
 # a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
 _STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
 

@@ -17,8 +17,7 @@ from mmcritic.text import without_lone_surrogates
 
 # kana, CJK ideographs and Hangul, as a character class's body: the scripts no space delimits
 CJK = "\u3040-\u9fff\uac00-\ud7af"
-THINK_OPEN = "<think>"
-THINK_CLOSE = "</think>"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 # family -> (opening tag, closing tag), for families whose tags are not `<think>` / `</think>`
 THINK_TAGS = {"kimi-vl": ("◁think▷", "◁/think▷")}
 # family -> (opening tag, closing tag) of the box it states its final answer in
@@ -66,7 +65,6 @@ def family_boxes(text: str) -> list[str]:
 
 
 BOX_OPEN = "\\boxed{"
-
 # A single tokenizer pass over every brace; `\{` and `\}` are literal braces in LaTeX, not groups.
 _BOX_TOKENS = re.compile(r"\\boxed\s*\{|\\[{}]|[{}]")
 
@@ -119,7 +117,6 @@ BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]{1,80}?)(?<!\s)\*(?![*\w])")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
-
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
