@@ -197,6 +197,7 @@ def _relaxed_equal(predicted: Number, expected: Number, tolerance: float) -> boo
 
 
 def is_plain_number(text: str) -> bool:
+    """Whether the text is one number as written ("1,234.5", "12%"), with nothing else to read."""
     stripped = text.strip().rstrip(".").replace(",", "").removesuffix("%").strip()
     try:
         float(stripped)

@@ -153,6 +153,7 @@ def _shortened_space(run: re.Match[str]) -> str:
 
 
 def unclosed_think(text: str) -> bool:
+    """Whether a think block opens and never closes: the response stopped while thinking."""
     tags = think_tags(text)
     return THINK_OPEN in tags and THINK_CLOSE not in tags
 
