@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,62 +96,46 @@ def _placeholder_media(task: PolicyTask) -> dict[str, Any]:
 
 def corpus_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement:
     """Agreement of the scorer `name` (a policy task, `critic_verdicts` or `reward`)."""
-    if name == CRITIC_CORPUS:
-        return _agreement(name, lines, "response", _verdict_label, _verdict_read)
-    if name == REWARD_CORPUS:
-        return _agreement(name, lines, "completion", _reward_label, _reward_given)
-    return _agreement(
-        name,
-        lines,
-        "response",
-        lambda line: float(line["label"]),
-        lambda number, line: policy_score(name, line["row"], line["response"], number),
-    )
-
-
-def _agreement(
-    name: str,
-    lines: list[dict[str, Any]],
-    text_key: str,
-    label_of: Callable[[dict[str, Any]], Any],
-    score_of: Callable[[int, dict[str, Any]], Any],
-) -> Agreement:
-    result = Agreement(name)
+    result, key = Agreement(name), output_key(name)
     for number, line in enumerate(lines, start=1):
-        label, got = label_of(line), score_of(number, line)
+        label, got = _label(name, line), reading(name, number, line, line[key])
         agrees = _close(got, label) if isinstance(label, float) else got == label
-        detail = {"response": line[text_key][:120], "label": label, "score": got}
-        result.add(agrees, number, detail)
+        result.add(agrees, number, {"response": line[key][:120], "label": label, "score": got})
     return result
+
+
+def output_key(name: str) -> str:
+    """The field of a corpus line that holds the model's output."""
+    return "completion" if name == REWARD_CORPUS else "response"
+
+
+def reading(name: str, number: int, line: dict[str, Any], text: str) -> Any:
+    """What the scorer `name` reads from the output `text` for corpus line `line`: the score of a
+    policy task, a critic's (verdict, source) or the reward's (format, preference)."""
+    if name == CRITIC_CORPUS:
+        from mmcritic.rewards.parsing import parse_judgement
+
+        read = parse_judgement(text)
+        return (read.choice, read.source) if read.choice in ("1", "2") else (None, None)
+    if name == REWARD_CORPUS:
+        from mmcritic.rewards import format_reward, preference_reward
+
+        return (format_reward([text])[0], preference_reward([text], answer=[line["answer"]])[0])
+    return policy_score(name, line["row"], text, number)
 
 
 def _close(score: float, label: float) -> bool:
     return abs(score - label) <= SCORE_TOLERANCE
 
 
-def _verdict_label(line: dict[str, Any]) -> tuple[Any, Any]:
-    return (line["verdict"], line["source"])
-
-
-def _verdict_read(number: int, line: dict[str, Any]) -> tuple[Any, Any]:
-    from mmcritic.rewards.parsing import parse_judgement
-
-    read = parse_judgement(line["response"])
-    return (read.choice, read.source) if read.choice in ("1", "2") else (None, None)
-
-
-def _reward_label(line: dict[str, Any]) -> tuple[float, float]:
-    return (float(line["format"]), float(line["preference"]))
-
-
-def _reward_given(number: int, line: dict[str, Any]) -> tuple[float, float]:
-    from mmcritic.rewards import format_reward, preference_reward
-
-    completion = [line["completion"]]
-    return (
-        format_reward(completion)[0],
-        preference_reward(completion, answer=[line["answer"]])[0],
-    )
+def _label(name: str, line: dict[str, Any]) -> Any:
+    """The careful grader's label of a line: a critic's (verdict, source), the reward's (format,
+    preference), else a policy task's score."""
+    if name == CRITIC_CORPUS:
+        return (line["verdict"], line["source"])
+    if name == REWARD_CORPUS:
+        return (float(line["format"]), float(line["preference"]))
+    return float(line["label"])
 
 
 def lmms_eval_agreement(name: str, lines: list[dict[str, Any]]) -> Agreement | None:
