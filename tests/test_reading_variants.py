@@ -56,12 +56,12 @@ def test_a_reader_that_reads_otherwise_changes_the_rewrites_it_reads(
 
 
 def test_the_script_fails_on_a_rewrite_read_otherwise(small_corpus: Path, tmp_path: Path) -> None:
-    saved = tmp_path / "readings.json"
-    run = [sys.executable, str(SCRIPT), "--corpus", str(small_corpus)]
-    assert subprocess.run([*run, "--save", str(saved)], check=False).returncode == 0
-    assert subprocess.run([*run, "--against", str(saved)], check=False).returncode == 0
-    readings = json.loads(saved.read_text())
+    readings = variant_readings(small_corpus)
     readings["mmstar"][0][0] = "not a score"
+    saved = tmp_path / "readings.json"
     saved.write_text(json.dumps(readings))
-    failed = subprocess.run([*run, "--against", str(saved)], capture_output=True, text=True)
-    assert failed.returncode == 1 and "changed: mmstar line 1 cut_off" in failed.stdout
+    run = [sys.executable, str(SCRIPT), "--corpus", str(small_corpus), "--against", str(saved)]
+    failed = subprocess.run(run, capture_output=True, text=True, check=False)
+    assert failed.returncode == 1, failed.stderr
+    assert "changed: mmstar line 1 cut_off" in failed.stdout
+    assert "1 rewrites read differently" in failed.stdout
