@@ -466,7 +466,7 @@ def _ends_unable(last: str, letters: Sequence[str], options: Sequence[str]) -> b
         return False
     told = reading_of(last.lower()).first("cannot_tell")
     none_fits = _NONE_FITS.search(last)
-    end = told.end if told else none_fits and none_fits.end()
+    end = told.end if told else (none_fits.end() if none_fits else None)
     return end is not None and not _named_letters(last[end:], letters)
 
 

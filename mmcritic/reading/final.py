@@ -72,11 +72,11 @@ def _phrased_answer(region: str) -> str | None:
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])
         tail = next(iter(sentences(tail)), "")  # up to the end of its sentence
-        # a stated answer opening by negating, unless with a plain no, states nothing:
-        # "The answer is not 1 (...) or 4 (...); ... so it is 7."
+        # a stated answer opening by negating, unless with a plain no, states nothing
         negation = reading_of(tail.strip()).first("negation")
-        opens_negated = negation and negation.start == 0
-        if tail.strip() and not (opens_negated and not YES_NO.fullmatch(negation.text.lower())):
+        if negation and negation.start == 0 and not YES_NO.fullmatch(negation.text.lower()):
+            continue  # "The answer is not 1 (...) or 4 (...); ... so it is 7."
+        if tail.strip():
             return _stated_tail(tail)
     return None
 
