@@ -37,19 +37,17 @@ Readings = dict[str, list[list[Any]]]  # corpus -> line -> one reading a variant
 
 
 def variant_readings(corpus: Path) -> Readings:
-    """What each scorer reads from each variant of each line's output; the other output a line
-    is given is drawn with the corpus's name as the seed, so two runs rewrite alike."""
+    """What each scorer reads from each variant of each line's output; the one other output a
+    line is given is drawn with the corpus's name as the seed, so two runs rewrite alike."""
     readings: Readings = {}
     for path in sorted(corpus.glob("*.jsonl")):
         lines, key = read_corpus(path), output_key(path.stem)
         draw = random.Random(path.stem)
-        readings[path.stem] = [
-            [
-                reading(path.stem, number, line, rewrite(line[key], draw.choice(lines)[key]))
-                for rewrite in VARIANTS.values()
-            ]
-            for number, line in enumerate(lines, start=1)
-        ]
+        readings[path.stem] = []
+        for number, line in enumerate(lines, start=1):
+            other = draw.choice(lines)[key]
+            rewrites = [rewrite(line[key], other) for rewrite in VARIANTS.values()]
+            readings[path.stem].append([reading(path.stem, number, line, t) for t in rewrites])
     return json.loads(json.dumps(readings))  # tuples as lists, as a saved file holds them
 
 
