@@ -74,12 +74,13 @@ _SENTENCE_VERB = re.compile(
 _RESTATING_WORDS = frozenset(words("restating_words"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
-_ASKS_YEAR = re.compile(r"\b(?:which|what)\s+(?:is\s+the\s+)?year\b", re.IGNORECASE)
-_ASKS_DATE = re.compile(r"\b(?:date|when)\b", re.IGNORECASE)
-_ASKS_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
-_YES_NO_QUESTION = re.compile(
-    r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I
-)
+# question words, the prepositions they follow ("to whom", "in which") and "whose name"
+_WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
+_TO, _IN, _NAME = map(pattern, ("person_prepositions", "thing_prepositions", "name_questions"))
+_ASKS_YEAR = re.compile(rf"\b{pattern('year_questions')}\b", re.IGNORECASE)  # "What year ...?"
+_ASKS_DATE = re.compile(rf"\b{pattern('date_questions')}\b", re.IGNORECASE)  # "When ...?"
+_ASKS_WHERE = re.compile(rf"^\s*{pattern('place_questions')}\b", re.IGNORECASE)
+_YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # "Is it ...?"
 _MONTHS = pattern("months")
 # a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
@@ -92,11 +93,11 @@ _NUMBER_IN_NAME = re.compile(
 )
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
-    r"^\s*(to|from|by)\s+whom\b|\b(to|from|by)\s*\?\s*$|^\s*(in|at|on)\s+(?:which|what)\b", re.I
+    rf"^\s*({_TO})\s+{_WHOM}\b|\b({_TO})\s*\?\s*$|^\s*({_IN})\s+(?:{_WHICH}|{_WHAT})\b", re.I
 )
-_ASKS_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
+_ASKS_WHICH_OR_WHO = re.compile(rf"^\s*(?:{_WHICH}|{_WHO})\b", re.IGNORECASE)
 # a question asking for a person: "Who ...?", "To whom ...?", "What name appears ...?"
-_ASKS_WHO = re.compile(r"^\s*(?:whom?|(?:to|from|by)\s+whom|(?:what|which|whose)\s+name)\b", re.I)
+_ASKS_WHO = re.compile(rf"^\s*(?:{_WHO}|{_WHOM}|{_TO}\s+{_WHOM}|{_NAME})\b", re.I)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
 _CJK = re.compile(f"[{CJK}]")

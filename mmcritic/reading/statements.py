@@ -55,7 +55,9 @@ LONG_ASIDE = re.compile(
 _PRONOUN_CLOSE = re.compile(rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$", re.I)
 # an imperative that asks: "Find the length of AB."
 _ASKS = re.compile(rf"\s*{pattern('asking_verbs')}\b", re.IGNORECASE)
-_ASKS_WHICH = re.compile(r"^\s*(?:which|who|what)\b", re.IGNORECASE)
+_ASKS_WHICH = re.compile(
+    rf"^\s*(?:{pattern('which_words')}|{pattern('who_words')}|{pattern('what_words')})\b", re.I
+)
 _SUBJECT_VERB = re.compile(rf"\s+{pattern('subject_verbs')}\b", re.IGNORECASE)
 # the part of a chart a subject names with its colour or label: "The orange segments"
 _CHART_PART = re.compile(rf"\s+(?:{'|'.join(words('chart_parts'))})s?$", re.I)
