@@ -41,40 +41,39 @@ from mmcritic.reading.statements import (
 from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
 # what a sentence's answer follows: a copula (with its language's article: "est le"), an agent
-# or a date's verb in any language ("by", "daté du"), or an English word closing a restatement
+# or a date's verb in any language ("by", "daté du"), or another word it follows ("reads")
 _TEXT_KEY_PHRASES = (
-    *(f" {word} " for word in words("copulas") + words("agents") + words("dated")),
+    *(f" {w} " for kind in ("copulas", "agents", "dated", "answer_leads") for w in words(kind)),
     *(f" {copula} {article} " for code in LANGUAGES for copula in words("copulas", code)
       for article in words("articles", code)),
-    " to ", " of ", " in ", " on ", " at ", " from ", " reads ", " says ", " shows ",
-    " states ", " called ", " named ", " titled ",
 )  # fmt: skip
 # the verb still ahead after a restated subject and a short place: "(The date) at the top is ..."
 _LATER_COPULA = re.compile(
-    rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|(?:appears|seems|looks)\s+to\s+be)\s+", re.I
+    rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|{pattern('apparent_copulas')})\s+", re.I
 )
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14"
 _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
-_VALUE_PREPOSITION = re.compile(r"^(?:for|of|at)\s+(?=[$€£]?\d)", re.IGNORECASE)
+_VALUE_PREPOSITION = re.compile(rf"^{pattern('value_prepositions')}\s+(?=[$€£]?\d)", re.I)
 # a label before a colon, starting with a letter: "Total due:", not "12:30"
 _LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
-_RANGE = re.compile(r"\bfrom\s+(?P<start>.+?)\s+(?:to|until|till)\s+(?P<end>.+)$", re.IGNORECASE)
-_ASKS_START = re.compile(r"\b(?:(?:begin|start|open)s?|commence)\b", re.IGNORECASE)
+_FROM, _UNTIL = pattern("range_starts"), pattern("range_ends")
+_RANGE = re.compile(rf"\b{_FROM}\s+(?P<start>.+?)\s+{_UNTIL}\s+(?P<end>.+)$", re.IGNORECASE)
+_ASKS_START = re.compile(rf"\b{pattern('start_verbs')}\b", re.IGNORECASE)
 # a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
-# language, or an English past tense in lower case ("Group A smoked 20 cigarettes")
+# language, or a past tense in lower case ("Group A smoked 20 cigarettes")
 _SENTENCE_VERB = re.compile(
     rf" (?:(?i:{COPULAS}|{'|'.join(map(re.escape, words('dated')))}|{pattern('sentence_verbs')})"
-    r"|[a-z]{3,}ed) "
+    rf"|{pattern('past_tenses')}) "
 )
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
-# question words, the prepositions they follow ("to whom", "in which") and "whose name"
+_AND = pattern("and_words", "en")  # English "and" alone: Spanish "y" also names a variable
 _WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
 _TO, _IN, _NAME = map(pattern, ("person_prepositions", "thing_prepositions", "name_questions"))
 _ASKS_YEAR = re.compile(rf"\b{pattern('year_questions')}\b", re.IGNORECASE)  # "What year ...?"
@@ -89,7 +88,7 @@ _DATE = re.compile(
 )
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
 _NUMBER_IN_NAME = re.compile(
-    r"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+of\s+\d"
+    rf"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+{pattern('name_links')}\s+\d"
 )
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
@@ -106,13 +105,13 @@ _CJK = re.compile(f"[{CJK}]")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£(][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
-_TRAILING_PLACE = re.compile(r"\s+(?:at|in|on|from)\s+the\s+", re.IGNORECASE)
+_TRAILING_PLACE = re.compile(rf"\s+{pattern('place_openers')}\s+", re.IGNORECASE)
 # a number as printed, with its currency, percent, scale word or unit ("$1.2 million"), not part
 # of a code joined by a hyphen
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
-    rf"(?:%|\s+(?:percent|{'|'.join(SCALES)})\b|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?"
-    r"(?!-?\w)"
+    rf"(?:%|\s+(?:{pattern('percent_words')}|{'|'.join(SCALES)})\b"
+    r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?(?!-?\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
@@ -216,7 +215,7 @@ def _answering_clause(sentence: str, question: str) -> str:
     stated = stating_clause(sentence, question, holds_digit, value_strength) or main
     if value_strength(stated) > 0:
         return stated
-    parts = [part for clause in clauses(sentence) for part in re.split(r"\s+and\s+", clause)]
+    parts = [part for clause in clauses(sentence) for part in re.split(rf"\s+{_AND}\s+", clause)]
     restating = (p for p in reversed(parts) if not holds_digit(p) and subject_restates(p, question))
     return next(restating, stated)
 
