@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval.answers import EDGE_PUNCTUATION
-from mmcritic.reading.language import pattern
+from mmcritic.reading.language import pattern, words
 from mmcritic.reading.markup import MARKUP, fold
 from mmcritic.reading.statements import APOLOGY, QUOTED, content_words
-from mmcritic.reading.structure import HEDGE, Reading, reading_of
+from mmcritic.reading.structure import HEDGE, YES_NO, Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure" (matched lower-cased)
 _UNCLEAR = re.compile("^" + pattern("unclear_openings"))
@@ -19,24 +19,23 @@ _CONCLUDING = pattern("conclusions")
 _NEGATED_CONCLUSION = re.compile(rf"{_CONCLUDING}(?:(?!{_CONCLUDING})[^.;])*?{pattern('denials')}")
 # a comparison asked ("Is the left circle larger than ...?") and an answer of sameness
 _COMPARATIVE, _SAME = re.compile(pattern("comparatives")), re.compile(pattern("sameness"))
-_FRAMING_WORDS = frozenset({"equal", "exactly", "really", "actually", "true"}) | frozenset(
-    ["figure", "image", "picture", "chart", "photo", "diagram", "shown", "according"]
-)
-_SOURCE = re.compile(r"^\s*(?:according\s+to|based\s+on|in|from)\s+[^,?]{1,80},\s*", re.I)
+# what frames a question's claim ("really", "in the figure") and what opens it with its source
+_FRAMING_WORDS = frozenset(words("framing_words"))
+_SOURCE = re.compile(rf"^\s*{pattern('source_openings')}\s+[^,?]{{1,80}},\s*", re.I)
 # a sentence that asks the question again rather than answering it
-_ASKS_ITSELF = re.compile(r"\b(?:whether|to\s+(?:determine|check|see|find\s+out)\s+if)\b")
+_ASKS_ITSELF = re.compile(rf"\b{pattern('indirect_questions')}\b")
 # words that change the claim they are added to: "the second tallest", "almost equal"
-_QUALIFIERS = frozenset(["second", "third", "fourth", "fifth", "least", "almost", "nearly"])
+_QUALIFIERS = frozenset(words("ranks") + words("qualifiers"))
 # "yes and no", "yes or no": both, so neither
 _BOTH = "both"
-_YES, _NO, _OR = pattern("yes_words"), pattern("no_words"), pattern("or_words")
-_BOTH_YES_NO = re.compile(rf"^(?:{_YES}|{_NO})\s+(?:and|{_OR})\s+(?:{_YES}|{_NO})\b")
+_YES, _NO, _OR, _AND = map(pattern, ("yes_words", "no_words", "or_words", "and_words"))
+_BOTH_YES_NO = re.compile(rf"^(?:{_YES}|{_NO})\s+(?:{_AND}|{_OR})\s+(?:{_YES}|{_NO})\b")
 _ANY_YES_NO = re.compile(rf"\b(?P<yes>{_YES})\b|(?P<no>\b{_NO}\b|{pattern('denials')})")
-# "possibly yes, possibly no": both offered, neither chosen
+# "possibly yes, possibly no", "it may or may not be": both offered, neither chosen
 _OR_MAYBE = rf"\W+(?:(?:{_OR}|{pattern('maybe_words')})\s+)+"
 _YES_OR_NO = re.compile(
     rf"\b{_YES}{_OR_MAYBE}{_NO}\b|\b{_NO}{_OR_MAYBE}{_YES}\b"
-    r"|\b(?P<modal>may|might|could|can)\s+or\s+(?P=modal)\s*not\b"  # "it may or may not be"
+    rf"|\b(?P<modal>{pattern('modals')})\s+{_OR}\s+(?P=modal)\s*{pattern('not_words')}\b"
 )
 # yes or no opening an answer, in any language read here: "Nein.", "That's correct." (a bare
 # Spanish "si" only before punctuation: it is also "if")
@@ -79,8 +78,8 @@ def _opening_reading(core: str) -> str | None:
     for an answer that says both ("Yes and no"); None when it opens with neither."""
     if _UNCLEAR.match(APOLOGY.sub("", core)):
         return "unclear"
-    bare = {sentence.strip(EDGE_PUNCTUATION) for sentence in re.split(r"[.!?;]", core)}
-    if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
+    bare = [YES_NO.fullmatch(part.strip(EDGE_PUNCTUATION)) for part in re.split(r"[.!?;]", core)]
+    if _BOTH_YES_NO.match(core) or {"yes", "no"} <= {found.lastgroup for found in bare if found}:
         return _BOTH
     leading = _LEADING_YES_NO.match(core)
     if leading is None:

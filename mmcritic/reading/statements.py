@@ -23,7 +23,7 @@ COMPARISONS = pattern("comparisons")
 # not the last value of a list: "are 45, 30, and 25, so ..."
 _OPENERS = "|".join(opener.replace(" ", r"\s+") for opener in words("context_openers"))
 _CONTEXT_CLAUSE = re.compile(
-    rf",\s*(?!and\s+[$€£]?-?\d[\d.,]*%?\s*(?:[,.;]|$))(?:{_OPENERS})\b"
+    rf",\s*(?!{pattern('and_words')}\s+[$€£]?-?\d[\d.,]*%?\s*(?:[,.;]|$))(?:{_OPENERS})\b"
     rf"|\s+{COMPARISONS}\s",
     re.IGNORECASE,
 )
@@ -72,13 +72,13 @@ RESULT = re.compile(pattern("results"), re.IGNORECASE)
 # an explanation of a statement: "because ...", ", as the boundary is made up of 12 sides"
 EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
-APOLOGY = re.compile(rf"^\s*{pattern('apologies')}\b[,.!]?\s*(?:but\s+)?", re.IGNORECASE)
+APOLOGY = re.compile(rf"^\s*{pattern('apologies')}\b[,.!]?\s*(?:{pattern('turns')}\s+)?", re.I)
 LEADING_ARTICLE = re.compile(rf"^{pattern('articles', 'en')}\s+", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
 QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
 STOP_WORDS = frozenset(words("stop_words"))
-_RANKS = frozenset({"second", "third", "fourth", "fifth", "last", "2nd", "3rd", "4th", "5th"})
+_RANKS = frozenset(words("ranks"))
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 # the letters a clause restates a question's word by: "approval" restates "approved"
