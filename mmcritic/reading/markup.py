@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from mmcritic.reading.language import words
 from mmcritic.text import without_lone_surrogates
 
 # kana, CJK ideographs and Hangul, as a character class's body: the scripts no space delimits
@@ -120,7 +121,7 @@ _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
 _LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
-_JSON_ANSWER_KEYS = {"answer", "final_answer", "final answer", "choice", "option", "result"}
+_JSON_ANSWER_KEYS = frozenset(words("answer_keys"))
 
 
 def without_symbols(text: str) -> str:
