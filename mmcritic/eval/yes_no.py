@@ -140,7 +140,7 @@ def _restates_claim(answer: str, question: str) -> bool:
     content word of the question, framing ("in the figure") aside, in the question's order
     ("Samsung shipped more than Apple" does not restate "Did Apple ship more than Samsung?")."""
     claim = _SOURCE.sub("", question)  # "According to the chart, is ...?" asks "is ...?"
-    asked = [w for w in _ordered_words(claim) if w.removesuffix("s") not in _FRAMING_WORDS]
+    asked = [w for w in _ordered_words(claim) if w not in _FRAMING_WORDS]
     if not asked:
         return False
     for sentence in re.split(r"[.!?;]", answer):
