@@ -21,33 +21,34 @@ from mmcritic.eval.answers import (
     plain_words,
 )
 from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading import language
+from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import LEADING_ARTICLE, main_clause, sentences, settled_part
 from mmcritic.reading.structure import HEDGE, reading_of
 
+_OR, _AND, _ARTICLE = map(pattern, ("or_words", "and_words", "articles"))
 _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
     rf"([A-Z])(?=[{CJK}、])|"  # "Aの葉緑体", "C、ダイヤモンド": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
     # "B, because ...": a capital and a comma before a rejection or a reason
-    r"|([A-Z]),\s*(?=(?:not|rather\s+than|instead\s+of|because|since|as)\b)"
+    rf"|([A-Z]),\s*(?=(?:{pattern('rejections')}|{pattern('reason_words')})\b)"
 )
 # a letter in brackets of any kind is read as one in round brackets ("【B】" as "(B)")
 _BRACKETS = str.maketrans("[【〔〖]】〕〗", "(((())))")
-_OPTION_NOUN = rf"(?i:{language.pattern('option_nouns')})"
+_OPTION_NOUN = rf"(?i:{pattern('option_nouns')})"
 _NAMED_LETTER = re.compile(rf"({_OPTION_NOUN})\s+\(?([A-Za-z])\)?(?![\w'])")
 # an option listed with a tick after it ("B. dog ✓"), and one declared the correct one
 _TICKED_OPTION = re.compile(r"^\s*\(?([A-Z])\)?\s*[.:)][^\n]*?[✓✔☑✅]", re.MULTILINE)
 _DECLARED_OPTION = re.compile(
-    rf"{_OPTION_NOUN}\s*\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b", re.IGNORECASE
+    rf"{_OPTION_NOUN}\s*\(?([A-Z])\)?\s+{pattern('declared_right')}", re.IGNORECASE
 )
 # two letters offered as alternatives anywhere: "(A) Yes or (B) No", "it's between A and B"
 _LETTER_ALTERNATIVES = re.compile(
-    r"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{1,20})?,?\s+or\s+"
-    rf"(?:{_OPTION_NOUN}\s+)?\(?\b([A-Z])\b\)?"
+    rf"\(?\b([A-Z])\b\)?(?:\s+[^\s()]{{1,20}})?,?\s+{_OR}\s+(?:{_OPTION_NOUN}\s+)?\(?\b([A-Z])\b\)?"
 )
-_BETWEEN_LETTERS = re.compile(r"\b(?i:between)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
+_PAIR = rf"\s+\(?([A-Z])\)?\s+(?i:{_AND})\s+\(?([A-Z])\)?(?!\w)"  # two letters: " A and (B)"
+_BETWEEN_LETTERS = re.compile(rf"\b(?i:{pattern('between_words')}){_PAIR}")
 
 
 def _letter_mention(letter: str) -> re.Pattern[str]:
@@ -64,40 +65,38 @@ def _named_letters(text: str, letters: Sequence[str]) -> list[str]:
 # a turn, commitment or conclusion: after an option's text it makes a later letter the pick
 # ("..., but I'll go with B"); after a first sentence it voids that sentence's main-clause pick
 _TURN_KINDS = ("turns", "concessions", "commitments", "option_nouns", "conclusions")
-_TURN_OR_COMMITMENT = re.compile("|".join(map(language.pattern, _TURN_KINDS)), re.IGNORECASE)
+_TURN_OR_COMMITMENT = re.compile("|".join(map(pattern, _TURN_KINDS)), re.IGNORECASE)
 # a capital that names a part of the figure, not an option: "Label B is the blade", "point A"
-_DIAGRAM_LABEL = re.compile(rf"((?i:{language.pattern('figure_labels')})\s+)[A-Z]\b")
+_DIAGRAM_LABEL = re.compile(rf"((?i:{pattern('figure_labels')})\s+)[A-Z]\b")
 # what joins two options offered as alternatives: " or ", ", or (B) ", " or a "
-_OR, _AND, _ARTICLE = map(language.pattern, ("or_words", "and_words", "articles"))
 _ALTERNATIVE = re.compile(rf"\W*(?:\(\s*[A-Z]\s*\))?\W*{_OR}\W*(?:{_ARTICLE}\s+)?", re.I)
 # what precedes a mention the answer rejects ("not mitosis")
 REJECTED_BEFORE = re.compile(
-    rf"{language.pattern('rejections')}\s+(?:(?:the|an?)\s+)?(?:{_OPTION_NOUN}\s+)?\(?$", re.I
+    rf"{pattern('rejections')}\s+(?:{pattern('articles', 'en')}\s+)?(?:{_OPTION_NOUN}\s+)?\(?$",
+    re.I,
 )
 # the most characters a rejection spans ("not to be confused with the option (", whitespace
 # runs as `markup.readable` shortens them)
 _REJECTION_REACH = 200
 # no pick at all: "so it could be either one"
-_EITHER_ONE = re.compile(language.pattern("either_one"), re.IGNORECASE)
+_EITHER_ONE = re.compile(pattern("either_one"), re.IGNORECASE)
 # what separates echoed options: punctuation, spaces, "and", "or", a unit ("A:110°\nB:70°")
 _ECHO_SEPARATOR = re.compile(rf"[°%\s,;.]*(?:(?:{_AND}|{_OR})\s+)?")
 # what follows a mention the answer sets against its pick or rules out: "(C) is incorrect"
 _CONTRASTED_AFTER = re.compile(
-    r"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*"
-    rf"(?:{language.pattern('contrasts')}|{language.pattern('ruled_out')})",
-    re.IGNORECASE,
+    rf"\)?\s*(?:\(\s*[A-Z]\s*\))?\s*,?\s*(?:{pattern('contrasts')}|{pattern('ruled_out')})", re.I
 )
-_BOTH_LETTERS = re.compile(r"\b(?i:both)\s+\(?([A-Z])\)?\s+(?i:and)\s+\(?([A-Z])\)?(?!\w)")
+_BOTH_LETTERS = re.compile(rf"\b(?i:{pattern('both_words')}){_PAIR}")
 # a conclusion that no option is right: "none of them fits"
-_NONE_FITS = re.compile(language.pattern("none_fits"), re.IGNORECASE)
+_NONE_FITS = re.compile(pattern("none_fits"), re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
-_EXPLANATION = re.compile(rf",?\s+{language.pattern('explanations')}|\s+[—–]\s+", re.IGNORECASE)
+_EXPLANATION = re.compile(rf",?\s+{pattern('explanations')}|\s+[—–]\s+", re.IGNORECASE)
 # reasoning cut off at its next sentence's or clause's subject: "... background. The second image"
+_DETERMINER = pattern("determiners")  # capitalised, or after a comma or a word
 _SUBJECT_LEFT_OPEN = re.compile(
-    r"(?:[.!?]\s+(?:(?:In|On|At|For|From|By|With|After|Before|Then|Between|During|Within|Below|"
-    r"Above|Under|Over|Along|Across)\s+[^,.!?\n]{1,40},\s+)?|,\s+(?:and|but|while|whereas)\s+)"
-    r"(?:The|This|That|These|Those|Its|Their|Both|Each|(?<=,\s)(?:the|this|that|its|their)|"
-    r"(?<=[a-z]\s)(?:the|this|that|its|their))(?:\s+[\w'-]+){1,3}\s*$"
+    rf"(?:[.!?]\s+(?:{pattern('opening_prepositions')}\s+[^,.!?\n]{{1,40}},\s+)?"
+    rf"|,\s+{pattern('clause_joins')}\s+)"
+    rf"(?:(?=[A-Z][a-z]*\s)(?i:{_DETERMINER})|(?<=[,a-z]\s){_DETERMINER})(?:\s+[\w'-]+){{1,3}}\s*$"
 )
 # a list of reasoning broken off at its next item's subject or name: "- ... door.\n- The umbrella"
 _ITEM_LEFT_OPEN = re.compile(
@@ -164,8 +163,8 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     core = core.lstrip(EDGE_PUNCTUATION + "\n\t—–").rstrip(_CLOSING_PUNCTUATION)
     if len(core) == 1 and core.upper() in letters:  # "A" is A, even where C's text is "A"
         return Choice(core.upper(), "letter")
-    for pattern in (_TICKED_OPTION, _DECLARED_OPTION):  # the ticked ones, else those declared
-        declared = {letter.upper() for letter in pattern.findall(core)} & set(letters)
+    for marked in (_TICKED_OPTION, _DECLARED_OPTION):  # the ticked ones, else those declared
+        declared = {letter.upper() for letter in marked.findall(core)} & set(letters)
         if len(declared) > 1:
             return Choice(None, "several")  # two options ticked
         if declared:  # "Option (B) is correct; (A) ... are not"
@@ -188,8 +187,8 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     # two letters offered as alternatives, with no letter named after them: "likely either B or D"
     offered = [
         match.end()
-        for pattern in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
-        for match in pattern.finditer(core)
+        for offer in (_LETTER_ALTERNATIVES, _BETWEEN_LETTERS)
+        for match in offer.finditer(core)
         if match[1] != match[2] and {match[1], match[2]} <= set(letters)
     ]
     if offered and not _named_letters(core[max(offered) :], letters):
@@ -335,8 +334,8 @@ def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[st
         if plain_words(option)
     ]
     echoes: list[tuple[int, int]] = []
-    for first, pattern in enumerate(labelled):
-        for start in pattern.finditer(core):
+    for first, label in enumerate(labelled):
+        for start in label.finditer(core):
             if any(a <= start.start() < b for a, b in echoes):
                 continue  # inside an echo that began with an earlier option
             end = start.end()
@@ -367,7 +366,7 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
         return None
     # a hedge ("Transpiration or respiration") and a letter ("Hydrogen (A)", not "Label A") are
     # read elsewhere
-    short = 0 < len(words) <= 5 and "or" not in words
+    short = 0 < len(words) <= 5 and not any(re.fullmatch(_OR, word) for word in words)
     hits = {x for x, _, _ in _option_text_hits(core, letters, options)} if short else set()
     if len(hits) == 1 and not _named_letters(_blanked(core, []), letters):
         return hits.pop()
@@ -426,7 +425,8 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
         if re.match(
-            rf"\s*\(\s*{letter}\s*\)|,?\s*which\s+is\s+{_OPTION_NOUN}\s+\(?{letter}\b",
+            rf"\s*\(\s*{letter}\s*\)|,?\s*{pattern('naming_clauses')}\s+{_OPTION_NOUN}\s+"
+            rf"\(?{letter}\b",
             core[end:],
         )
     }
@@ -522,12 +522,12 @@ def _text_pattern(option: str) -> str:
     if _NUMERIC.fullmatch(option.strip()):
         return r"\s*".join(re.escape(char) for char in option if not char.isspace())
     said = plain_words(option).split()
-    article = len(said) > 1 and said[0] in ("the", "an")
+    article = len(said) > 1 and len(said[0]) > 1 and said[0] in phrases("en", "articles")
     forms = [(word, NUMBER_WORDS.get(word), SPELLED.get(word)) for word in said[article:]]
     words = [f"(?:{'|'.join(re.escape(form) for form in each if form)})" for each in forms]
     if words and said[-1].isalpha():
         words[-1] += "(?:e?s)?"
-    return (r"(?:(?:the|an?)\W+)?" if article else "") + r"\W+".join(words)
+    return (rf"(?:{pattern('articles', 'en')}\W+)?" if article else "") + r"\W+".join(words)
 
 
 def _blanked(core: str, hits: list[_Hit]) -> str:
