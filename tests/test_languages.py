@@ -366,3 +366,13 @@ def test_equal_in_the_singular_and_the_plural_is_sameness_in_portuguese(same: st
     from mmcritic.eval.yes_no import yes_no
 
     assert yes_no(same, _SAME_SIZE["pt"][0]) == "no"
+
+
+def test_a_kind_listed_twice_in_a_language_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    # json keeps the last of two equal keys without a word: the first list would be lost
+    from mmcritic.reading.language import _load
+
+    doubled = tmp_path / "it.json"
+    doubled.write_text('{"language": "Italian", "hedges": ["forse"], "hedges": ["magari"]}')
+    with pytest.raises(ValueError, match=r"it\.json: listed twice: hedges"):
+        _load(doubled)

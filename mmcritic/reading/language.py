@@ -12,14 +12,31 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 _FOLDER = "languages"
 
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each listed once: a second list of a kind under the same name
+    would silently replace the first."""
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"listed twice: {', '.join(repeated)}")
+    return dict(pairs)
+
+
+def _load(file: Traversable) -> Any:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except ValueError as error:
+        raise ValueError(f"{file.name}: {error}") from error
+
+
 # what a language file may list besides its number words, and what each kind holds
-KINDS: dict[str, str] = json.loads(
-    resources.files(__package__).joinpath("kinds.json").read_text("utf-8")
-)
+KINDS: dict[str, str] = _load(resources.files(__package__).joinpath("kinds.json"))
 # the kinds written as regular-expression fragments, which `pattern` joins
 PATTERN_KINDS = tuple(kind for kind, meaning in KINDS.items() if meaning.startswith("pattern"))
 
@@ -28,7 +45,7 @@ PATTERN_KINDS = tuple(kind for kind, meaning in KINDS.items() if meaning.startsw
 def _all() -> dict[str, dict[str, Any]]:
     folder = resources.files(__package__).joinpath(_FOLDER)
     return {
-        entry.name.removesuffix(".json"): json.loads(entry.read_text(encoding="utf-8"))
+        entry.name.removesuffix(".json"): _load(entry)
         for entry in folder.iterdir()
         if entry.name.endswith(".json")
     }
