@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import number_words, pairs, pattern, tens_words
+from mmcritic.reading.language import number_words, pairs, pattern, tens_words, words
 from mmcritic.reading.markup import BOLD, MARKUP, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     COPULAS,
@@ -35,7 +35,10 @@ from mmcritic.reading.structure import reading_of
 
 # no value of the answer: one set aside after its own ("2, not 3") or a rate's base ("10 per
 # 1,000"); no match starts inside a run of whitespace (quadratic time)
-_NOT_VALUE = re.compile(r"(?:,|(?<!\s))\s*\bnot\s+[$€£]?-?\d[\d.,]*%?|(?<!\s)\s+per\s+\d[\d,]*")
+_NOT_VALUE = re.compile(
+    rf"(?:,|(?<!\s))\s*\b{pattern('not_words')}\s+[$€£]?-?\d[\d.,]*%?"
+    rf"|(?<!\s)\s+{pattern('rate_words')}\s+\d[\d,]*"
+)
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # a fraction ending the text, with a mixed number's whole part ("2 3/4"); not in a date or decimal
@@ -46,8 +49,8 @@ _TIMES_TEN = re.compile(
 )
 MAX_DIGITS = 300
 _MAX_EXPONENT_DIGITS = 4  # more puts any nonzero value beyond float range
-SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}  # "1.5 million"
-_SCALE = re.compile(rf"({'|'.join(SCALES)})\b", re.IGNORECASE)
+SCALES = {word: float(value) for word, value in pairs("scales")}  # "1.5 million"
+_SCALE = re.compile(rf"({'|'.join(SCALES) or '(?!)'})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
@@ -57,7 +60,7 @@ LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL
 # a trailing condition on a variable, no answer: "attained at x = 1"; the word before it starts
 # at a word's first letter (each start inside one would cost quadratic time)
 _CONDITION = re.compile(
-    r",?\s*(?:(?<![a-z])[a-z]+\s+)?(?:at|when|where|for|if|with)\s+[a-z]\s*=\s*"
+    rf",?\s*(?:(?<![a-z])[a-z]+\s+)?{pattern('variable_conditions')}\s+[a-z]\s*=\s*"
     r"(?:[^,;.]|\.(?=\d))*$",  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
     re.IGNORECASE,
 )
@@ -80,11 +83,14 @@ _NUMBER_WORD = re.compile(
     re.IGNORECASE,
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
-_HUNDREDS = re.compile(r"\b(\d{1,2}) hundred(?:(?: and)? (\d{1,2})(?![\d.,]))?\b", re.IGNORECASE)
+_AND = pattern("and_words", "en")
+_HUNDREDS = re.compile(
+    rf"\b(\d{{1,2}}) {pattern('hundreds')}(?:(?: {_AND})? (\d{{1,2}})(?![\d.,]))?\b", re.I
+)
 # a decimal comma, as German or French write one: "19,1 %" is 19.1% (not in a list or a point)
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.(\[])(\d+),(\d{1,2})(?=\s*%|(?![\d,)\]]))")
 # "minus two", "negative 0.4": a sign, unless a number stands before it ("5 minus 3")
-_SIGN_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
+_SIGN_WORD = re.compile(rf"(?<![\d.])(?<![\d.]\s)\b{pattern('sign_words')}\s+(?=\d)", re.I)
 _CJK_DIGITS = number_words("zh")
 _CJK = "".join(_CJK_DIGITS)
 # a count in Chinese numerals, read only before a measure word: "两辆自行车"
@@ -102,7 +108,7 @@ _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECA
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
 _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
-_SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b(?:making|a\s+total\s+of|total)"
+_SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b{pattern('sum_words')}"
 _TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
@@ -110,40 +116,40 @@ _DANGLING = re.compile(
     rf"(?:\b{pattern('dangling_words')}|[=:,–—×÷]|\s[-+*/]|(?-i:\\boxed)\s*\{{[^{{}}]*)$", re.I
 )
 # an equation as the subject of a verb stating the value: "f(x) = 1 has 3 solutions"
-_EQUATION_AS_SUBJECT = re.compile(r"^.+?\s+(?:has|have|had|gives?|yields?)\s+(.+)$", re.IGNORECASE)
+_EQUATION_AS_SUBJECT = re.compile(rf"^.+?\s+{pattern('equation_verbs')}\s+(.+)$", re.IGNORECASE)
 # the left side of "14 + 17 = 31", matched reversed so a long run of digits is read once
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
-    r"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+of\s+(?:them|these|those)\b)"
-    r"|(?<=, )\d[\d,]*(?=\s+(?:have|has|are|were)\s))",
+    rf"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
+    rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))",
     re.IGNORECASE,
 )
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
-_CLAUSE_BREAK = re.compile(r"[,;:]\s+(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
+_JOIN = pattern("clause_joins")
+_CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{_JOIN}\s+)?|\s+{_JOIN}\s+")
 # the counted noun before a verb or comparative ("How many blue cups are ...", "How many points
 # higher was ..."), else the word after "how many" ("How many categories exceed 20%?")
 _HOW_MANY = re.compile(
-    r"\bhow\s+many\s+(?:of\s+the\s+)?(?:(?:[\w-]+\s+){0,3}?(?P<noun>[a-z][\w-]*?)\s+"
-    r"(?:(?:more|less|[a-z]+er)\s+)?"
-    r"(?:are|were|is|was|have|has|had|do|does|did|can|could|will|would|in|on|of|there)\b"
+    rf"\b{pattern('how_many')}\s+(?:{pattern('partitives')}\s+)?(?:(?:[\w-]+\s+){{0,3}}?"
+    rf"(?P<noun>[a-z][\w-]*?)\s+(?:{pattern('comparative_words')}\s+)?{pattern('counted_verbs')}\b"
     r"|(?P<first>[a-z][\w-]*)\s)",
     re.IGNORECASE,
 )
 # a clause that counts things: "There are 4 bars", "7 line items", "places 10 orders",
 # "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
-    r"\b(?:there\s+(?:are|were)|has|have|had|over|into|of\s+the"
-    rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|plus|minus)\b)[a-z]{{3,}}(?:s|ed))"
-    r"\s+(?:no\s+|only\s+)?\d+\s+(?:[a-z]+\s+)?[a-z]+s\b",
+    rf"\b(?:{pattern('existentials')}|{pattern('count_openers')}|{pattern('partitives')}"
+    rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|{pattern('operators')})\b)[a-z]{{3,}}(?:s|ed))"
+    rf"\s+(?:{pattern('count_qualifiers')}\s+)?\d+\s+(?:[a-z]+\s+)?[a-z]+s\b",
     re.IGNORECASE,
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: "octagonal" for "octagon"
-_INFLECTIONS = frozenset({"", "s", "es", "al", "ed", "d", "time"})
+_INFLECTIONS = frozenset({"", *words("inflections")})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*([^=]*\d[^=]*)$")
 # a spelling read as the language's other one ("colour" as "color"), from the language data
@@ -200,7 +206,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     verb = _COPULA.search(clause)
     tail = _stated_before_appositive(clause[verb.end() :]) if verb else clause
     # "the side is 8 and its area is 64": a second statement of what is asked
-    asked = re.split(r"\s+and\s+", tail, maxsplit=1)[1:]
+    asked = re.split(rf"\s+{_AND}\s+", tail, maxsplit=1)[1:]
     if asked and _verb_then_value(asked[0]) and _names_asked(asked[0], question):
         tail = asked[0][_COPULA.search(asked[0]).end() :]
     return tail.strip() if holds_digit(tail) else clause.strip()

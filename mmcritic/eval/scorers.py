@@ -36,17 +36,13 @@ from mmcritic.reading.statements import YEAR, hedges_after, subject_answer, subj
 from mmcritic.reading.structure import reading_of
 
 ANLS_THRESHOLD = 0.5
-_NONE_STATED = re.compile(
-    r"\W*(?:none\b|nothing\b|no\s+[a-z]+\s+(?:is|are|has|have|was|were)\b|there\s+(?:is|are)\s+"
-    r"(?:none|no)\b)",
-    re.IGNORECASE,
-)
+_NONE_STATED = re.compile(rf"\W*{pattern('none_stated')}", re.IGNORECASE)
 _LATEX_COMMAND = re.compile(r"\\(?P<name>d?frac|sqrt)\s*(?=\{)")
 _ROOT = re.compile(r"√\s*(\([^()]*\)|\d+(?:\.\d+)?|[a-zA-Z])")  # not a full stop: "9√3."
 _UNICODE_MATH = {"π": "\\pi", "×": "\\times", "·": "\\cdot", "°": "^\\circ", "∞": "\\infty"}
 _UNIT = re.compile(
-    r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?|\b(?:(?:square|cubic)\s+)?(?:cm|mm|km|m|"
-    r"units?|(?:centi|milli|kilo)?met(?:er|re)s?|degrees?|inch(?:es)?|feet|foot|ft)"
+    r"\s*(?:\\text\{\s*[a-zA-Z ]+\}(?:\^\{?\d\}?)?"
+    rf"|\b(?:{pattern('unit_powers')}\s+)?(?:cm|mm|km|m|ft|{pattern('unit_words')})"
     r"(?:\^?\{?[23]\}?|²|³)?)\s*$"
 )
 _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
@@ -55,7 +51,8 @@ _APPROXIMATE = pattern("approximations")
 _APPROXIMATION_ASIDE = re.compile(rf"\(\s*(?:≈|~|{_APPROXIMATE})\s*(?P<value>[^()]*)\)", re.I)
 # a number with its percent sign; not one glued to a Latin letter, which labels ("FY2022")
 _NUMBER_IN_TEXT = re.compile(
-    rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|percent))?(?:\s+({'|'.join(SCALES)})\b)?",
+    rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|{pattern('percents')}))?"
+    rf"(?:\s+({'|'.join(SCALES)})\b)?",
     re.IGNORECASE,
 )
 RELAXED_TOLERANCE = 0.05
@@ -71,7 +68,7 @@ _UNVERIFIABLE = re.compile(
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 # a value told beside a text answer: "Norway at about 45%"
 _VALUE_BESIDE = re.compile(
-    rf"\s+(?:with|at)\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
+    rf"\s+{pattern('value_prepositions')}\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
 # an answer glossed in brackets after CJK text: "12月（December）"
