@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
+from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import MARKUP, STYLE_MACRO, boxed_contents
 from mmcritic.rewards.parsing import THINK_CLOSE, THINK_OPEN, VERDICT_MARKER, normalize_tags
 from mmcritic.text import comparable
 
-_SCORE = re.compile(r"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?")
+_SCORE = re.compile(rf"(?P<s>[+-]?\d+(?:\.\d+)?)(?:\s*(?:/|{pattern('out_of')})\s*\d+(?:\.\d+)?)?")
 _BOX = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _MAX_BOX_DEPTH = 8  # no answer nests boxes deeper than this
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
-from mmcritic.reading.language import LANGUAGES, number_words, pattern, phrases, places
+from mmcritic.reading.language import LANGUAGES, number_words, ordinals, pattern, phrases, places
 from mmcritic.reading.markup import (
     BOX_OPEN,
     MARKUP,
@@ -38,8 +38,12 @@ _NOUN = pattern("verdict_nouns")
 # "one" and "two" in every language the readers know ("Response two")
 _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
-_INDEX = re.compile(rf"(?:the\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
-_ORDINAL = re.compile(rf"(?:the\s+)?(?P<i>first|second|1st|2nd)(?:\s+(?:{_NOUN}|one))?")
+_THE = pattern("definite_articles")
+_INDEX = re.compile(rf"(?:{_THE}\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
+_FIRST_TWO = "|".join([*ordinals("en")[:2], "1st", "2nd"])  # "the 2nd response", "the first one"
+_ORDINAL = re.compile(
+    rf"(?:{_THE}\s+)?(?P<i>{_FIRST_TWO})(?:\s+(?:{_NOUN}|{pattern('substitutes')}))?"
+)
 # a box naming two responses as alternatives is a hedge, whatever it says of one of them
 _ALTERNATIVES = re.compile(rf"\b(?:{pattern('or_words')}|{pattern('and_words')})\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
@@ -171,9 +175,9 @@ _SLOT = re.compile(r"\{(index|letter|place)\}")
 # verdicts in a judge prompt's brackets or in JSON ({"winner": "B"}); the prompt's own
 # instruction "[[A]] if Assistant A is better" states none
 _MARKED_VERDICTS = (
-    r"\[\[\s*(?P<w_c>[12ab])\s*\]\](?!\s*if\b)"
+    rf"\[\[\s*(?P<w_c>[12ab])\s*\]\](?!\s*{pattern('condition_words')}\b)"
     r"|\[\[\s*(?P<w_gt>[ab])\s*>>?\s*[ab]\s*\]\]|\[\[\s*[ab]\s*<<?\s*(?P<w_lt>[ab])\s*\]\]"
-    r"|[\"'](?:(?:better|preferred)(?:[_ ](?:answer|response))?|winner|verdict|choice|pick)[\"']"
+    rf"|[\"']{pattern('verdict_keys')}[\"']"
     rf"\s*:\s*[\"']?\s*(?:{_WHO})?(?P<w_json>[12ab])\b"
 )
 
@@ -208,7 +212,7 @@ _SETTLES = re.compile(
 )
 
 # "... if Assistant A is better": a condition, not a verdict.
-_CONDITION = re.compile(r"\bif\s+(?:the\s+)?$", re.IGNORECASE)
+_CONDITION = re.compile(rf"\b{pattern('condition_words')}\s+(?:{_THE}\s+)?$", re.IGNORECASE)
 # "I don't think Response 2 is better": denied, not stated.
 _DENIED = re.compile(pattern("verdict_denials"), re.IGNORECASE)
 # A closing refusal to decide takes back what came before it: "or maybe Response 2",
