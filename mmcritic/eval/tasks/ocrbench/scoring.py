@@ -22,16 +22,18 @@ from mmcritic.reading.structure import HEDGES, reading_of
 
 # a closing sentence that states the reading the question asks for: "The invoice number is X."
 _RESTATED_READING = re.compile(
-    r"^(?:so\s+)?the\s+((?:[\w-]+\s+){1,4}?)(?:is|reads|costs)\s+\S", re.IGNORECASE
+    rf"^{pattern('restatings')}\s+((?:[\w-]+\s+){{1,4}}?){pattern('reading_verbs')}\s+\S", re.I
 )
 # a later sentence that sets a mention aside: "..., not the laptop"
-_CONTEXT_AFTER = re.compile(r",\s+not\s+(?:the|a|an|this|that)\b|\bnot\s+the\s+\w+\s*\.?\s*$")
+_NOT, _THE = pattern("not_words"), pattern("definite_articles")
+_CONTEXT_AFTER = re.compile(
+    rf",\s+{_NOT}\s+{pattern('determiners')}\b|\b{_NOT}\s+{_THE}\s+\w+\s*\.?\s*$"
+)
 # context after a reading that names the runners-up, what it is not or where it was read:
 # "WARDEN, not GARDEN"
 _OTHERS_AFTER = re.compile(
-    rf",?\s+(?:{COMPARISONS}|rather\s+than)\s"
-    r"|,\s*not\s|,\s*(?:as\s+(?:shown|stated|seen|listed|printed|indicated|mentioned|noted|given)"
-    r"|according\s+to)\s",
+    rf",?\s+(?:{COMPARISONS}|{pattern('instead_words')})\s"
+    rf"|,\s*{_NOT}\s|,\s*{pattern('source_notes')}\s",
     re.IGNORECASE,
 )
 # two readings offered: "MARKET" or possibly "MARKETS"; a bare "ohsticf or ohstlcf"
