@@ -40,10 +40,8 @@ _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if va
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
 _THE = pattern("definite_articles")
 _INDEX = re.compile(rf"(?:{_THE}\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
-_FIRST_TWO = "|".join([*ordinals("en")[:2], "1st", "2nd"])  # "the 2nd response", "the first one"
-_ORDINAL = re.compile(
-    rf"(?:{_THE}\s+)?(?P<i>{_FIRST_TWO})(?:\s+(?:{_NOUN}|{pattern('substitutes')}))?"
-)
+_FIRST_TWO = "|".join([*ordinals("en")[:2], "1st", "2nd"])
+_ORDINAL = re.compile(rf"(?:{_THE}\s+)?(?P<i>{_FIRST_TWO})(?:\s+(?:{_NOUN}|{pattern('ones')}))?")
 # a box naming two responses as alternatives is a hedge, whatever it says of one of them
 _ALTERNATIVES = re.compile(rf"\b(?:{pattern('or_words')}|{pattern('and_words')})\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
