@@ -60,9 +60,8 @@ LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL
 # a trailing condition on a variable, no answer: "attained at x = 1"; the word before it starts
 # at a word's first letter (each start inside one would cost quadratic time)
 _CONDITION = re.compile(
-    rf",?\s*(?:(?<![a-z])[a-z]+\s+)?{pattern('variable_conditions')}\s+[a-z]\s*=\s*"
-    r"(?:[^,;.]|\.(?=\d))*$",  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
-    re.IGNORECASE,
+    rf"(?i),?\s*(?:(?<![a-z])[a-z]+\s+)?{pattern('variable_conditions')}\s+[a-z]\s*=\s*"
+    r"(?:[^,;.]|\.(?=\d))*$"  # within its sentence: not "at x = 3 ... y = 5. So f(3) = 5"
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
 # English number words, and other languages' from two up: their "one" is also "a" ("una");
@@ -123,27 +122,24 @@ _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
-    rf"((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
-    rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))",
-    re.IGNORECASE,
+    rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
+    rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
 _CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{pattern('joins')}\s+)?|\s+{pattern('joins')}\s+")
 # the counted noun before a verb or comparative ("How many blue cups are ...", "How many points
 # higher was ..."), else the word after "how many" ("How many categories exceed 20%?")
 _HOW_MANY = re.compile(
-    rf"\b{pattern('how_many')}\s+(?:{pattern('partitives')}\s+)?(?:(?:[\w-]+\s+){{0,3}}?"
+    rf"(?i)\b{pattern('how_many')}\s+(?:{pattern('partitives')}\s+)?(?:(?:[\w-]+\s+){{0,3}}?"
     rf"(?P<noun>[a-z][\w-]*?)\s+(?:{pattern('comparative_words')}\s+)?{pattern('counted_verbs')}\b"
-    r"|(?P<first>[a-z][\w-]*)\s)",
-    re.IGNORECASE,
+    r"|(?P<first>[a-z][\w-]*)\s)"
 )
 # a clause that counts things: "There are 4 bars", "7 line items", "places 10 orders",
 # "Of the 6 vehicles"; after a verb of a stated value ("equals 10 units"), a value
 _COUNTS_THINGS = re.compile(
-    rf"\b(?:{pattern('existentials')}|{pattern('count_openers')}|{pattern('partitives')}"
+    rf"(?i)\b(?:{pattern('existentials')}|{pattern('count_openers')}|{pattern('partitives')}"
     rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|{pattern('operators')})\b)[a-z]{{3,}}(?:s|ed))"
-    rf"\s+(?:{pattern('count_qualifiers')}\s+)?\d+\s+(?:[a-z]+\s+)?[a-z]+s\b",
-    re.IGNORECASE,
+    rf"\s+(?:{pattern('count_qualifiers')}\s+)?\d+\s+(?:[a-z]+\s+)?[a-z]+s\b"
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")

@@ -33,12 +33,11 @@ MAX_VERDICT_CHARS = 64
 _WRAPPING_MACRO = macro_pattern((*STYLE_MACROS, "boxed", "fbox"))
 _WRAPPERS = {"[]", "()", "{}", '""', "''", "<>"}
 
-# what a critic calls a response, in every language the readers know ("Assistant")
-_NOUN = pattern("verdict_nouns")
+# what a critic calls a response ("Assistant") and the article before it, in every language
+_NOUN, _THE = pattern("verdict_nouns"), pattern("definite_articles")
 # "one" and "two" in every language the readers know ("Response two")
 _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
-_THE = pattern("definite_articles")
 _INDEX = re.compile(rf"(?:{_THE}\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
 _FIRST_TWO = "|".join([*ordinals("en")[:2], "1st", "2nd"])
 _ORDINAL = re.compile(rf"(?:{_THE}\s+)?(?P<i>{_FIRST_TWO})(?:\s+(?:{_NOUN}|{pattern('ones')}))?")
