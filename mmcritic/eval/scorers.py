@@ -51,7 +51,7 @@ _APPROXIMATE = pattern("approximations")
 _APPROXIMATION_ASIDE = re.compile(rf"\(\s*(?:≈|~|{_APPROXIMATE})\s*(?P<value>[^()]*)\)", re.I)
 # a number with its percent sign; not one glued to a Latin letter, which labels ("FY2022")
 _NUMBER_IN_TEXT = re.compile(
-    rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|{pattern('percents')}))?"
+    rf"(?<![A-Za-z])(-?\d+(?:\.\d+)?)(?:\s*(%|{pattern('percent_words')}))?"
     rf"(?:\s+({'|'.join(SCALES)})\b)?",
     re.IGNORECASE,
 )
@@ -68,7 +68,7 @@ _UNVERIFIABLE = re.compile(
 _VALUE_LINES = re.compile(r"\s*(?:[$€£]?-?\d[\d,.]*%?[ \t]*\n\s*)+[$€£]?-?\d[\d,.]*%?\s*")
 # a value told beside a text answer: "Norway at about 45%"
 _VALUE_BESIDE = re.compile(
-    rf"\s+{pattern('value_prepositions')}\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
+    rf"\s+{pattern('beside_prepositions')}\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
 # an answer glossed in brackets after CJK text: "12月（December）"

@@ -25,7 +25,7 @@ _RESTATED_READING = re.compile(
     rf"^{pattern('restatings')}\s+((?:[\w-]+\s+){{1,4}}?){pattern('reading_verbs')}\s+\S", re.I
 )
 # a later sentence that sets a mention aside: "..., not the laptop"
-_NOT, _THE, _DET = pattern("not_words"), pattern("definite_articles"), pattern("determiners")
+_NOT, _THE, _DET = pattern("not_words"), pattern("definite_articles"), pattern("noun_openers")
 _CONTEXT_AFTER = re.compile(rf",\s+{_NOT}\s+{_DET}\b|\b{_NOT}\s+{_THE}\s+\w+\s*\.?\s*$")
 # context after a reading that names the runners-up, what it is not or where it was read:
 # "WARDEN, not GARDEN"
