@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import re
 from pathlib import Path
+from re import _parser as sre_parse
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,3 +65,61 @@ def test_each_anchored_pattern_matches_exactly_where_its_plain_form_does(text):
         plain = re.compile(body, pattern.flags)
         spans = [match.span() for match in pattern.finditer(text)]
         assert spans == [match.span() for match in plain.finditer(text)], (name, text)
+
+
+_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_SPACE": r"\s", "CATEGORY_WORD": r"\w"}
+_ASCII = [chr(code) for code in range(128)]
+
+
+def _first_characters(items) -> tuple[set[str], bool]:
+    """The characters a match of parsed pattern items can begin with (ASCII members of a class),
+    and whether the items can match empty; a start that could be any character raises."""
+    firsts: set[str] = set()
+    for op, argument in items:
+        name = str(op)
+        if name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        if name == "LITERAL":
+            return firsts | {chr(argument)}, False
+        if name == "IN":
+            return firsts | _class_members(argument), False
+        if name == "SUBPATTERN":
+            inner, empty = _first_characters(argument[-1])
+        elif name == "BRANCH":
+            found = [_first_characters(branch) for branch in argument[1]]
+            inner, empty = set().union(*(chars for chars, _ in found)), any(e for _, e in found)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT"):
+            inner, empty = _first_characters(argument[2])
+            empty = empty or argument[0] == 0
+        else:
+            raise AssertionError(f"a match may begin with any character ({name})")
+        firsts |= inner
+        if not empty:
+            return firsts, False
+    return firsts, True
+
+
+def _class_members(members) -> set[str]:
+    chars: set[str] = set()
+    for op, argument in members:
+        if str(op) == "LITERAL":
+            chars.add(chr(argument))
+        elif str(op) == "RANGE":
+            chars |= {chr(code) for code in range(argument[0], argument[1] + 1)}
+        elif str(op) == "CATEGORY" and str(argument) in _CATEGORIES:
+            chars |= {c for c in _ASCII if re.match(_CATEGORIES[str(argument)], c)}
+        else:
+            raise AssertionError(f"a class of any character ({op} {argument})")
+    return chars
+
+
+def test_each_anchored_pattern_looks_ahead_for_every_character_a_match_can_begin_with():
+    """Read from the pattern itself, so a wording no fragment above spells is covered too: a
+    start left out of the lookahead would silently never match ("Final judgment:")."""
+    for name, pattern in PATTERNS.items():
+        starts, body = pattern.pattern[4:].split("])(?:", 1)
+        firsts, empty = _first_characters(sre_parse.parse(body[:-1], pattern.flags))
+        assert not empty, name
+        lookahead = re.compile(f"[{starts}]", pattern.flags)
+        missing = sorted(c for c in firsts if not lookahead.match(c))
+        assert not missing, (name, missing)

@@ -18,21 +18,17 @@ from typing import Any
 _FOLDER = "languages"
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are each listed once: a second list of a kind under the same name
-    would silently replace the first."""
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise ValueError(f"listed twice: {', '.join(repeated)}")
-    return dict(pairs)
-
-
 def _load(file: Traversable) -> Any:
-    try:
-        return json.loads(file.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
-    except ValueError as error:
-        raise ValueError(f"{file.name}: {error}") from error
+    """A data file with each key listed once: JSON would keep the second of two lists of one
+    kind and drop the first without a word."""
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        if repeated := sorted({key for key in keys if keys.count(key) > 1}):
+            raise ValueError(f"{file.name}: listed twice: {', '.join(repeated)}")
+        return dict(pairs)
+
+    return json.loads(file.read_text(encoding="utf-8"), object_pairs_hook=unique)
 
 
 # what a language file may list besides its number words, and what each kind holds

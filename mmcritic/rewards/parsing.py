@@ -57,7 +57,7 @@ REASONS: tuple[Reason, ...] = get_args(Reason)
 # what a critic writes its verdict with (a box, a think tag, a bracketed or stated verdict):
 # text shown to a critic must not carry one, or it could write the judge's verdict for it
 VERDICT_MARKER = anchored(
-    r"\\<\[to",
+    r"\\<\[tof",
     r"\\boxed\s*\{|<\s*/?\s*think\s*>|\[\[\s*(?:[ABC12]|tie)\s*(?:[<>=]{1,2}\s*[AB12]\s*)?\]\]"
     r"|\bthe\s+better\s+response\s*(?:is\s*)?:|\b(?:overall|final)\s+judge?ment\s*:",
     re.IGNORECASE,
