@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from mmcritic.reading.final import stated_answer
-from mmcritic.reading.language import number_words, pairs, pattern, tens_words, words
+from mmcritic.reading.language import number_words, pattern, tens_words, words
 from mmcritic.reading.markup import BOLD, MARKUP, answer_region, clean_latex, fold
 from mmcritic.reading.statements import (
     COPULAS,
@@ -49,7 +49,7 @@ _TIMES_TEN = re.compile(
 )
 MAX_DIGITS = 300
 _MAX_EXPONENT_DIGITS = 4  # more puts any nonzero value beyond float range
-SCALES = {word: float(value) for word, value in pairs("scales")}  # "1.5 million"
+SCALES = {word: float(value) for word, value in words("scales")}  # "1.5 million"
 _SCALE = re.compile(rf"({'|'.join(SCALES) or '(?!)'})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
@@ -148,7 +148,7 @@ _INFLECTIONS = frozenset({"", *words("inflections")})
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*([^=]*\d[^=]*)$")
 # a spelling read as the language's other one ("colour" as "color"), from the language data
-_BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in pairs("spellings"))
+_BRITISH_SPELLINGS = tuple((re.compile(british), other) for british, other in words("spellings"))
 _BRITISH = re.compile("|".join(f"(?:{british.pattern})" for british, _ in _BRITISH_SPELLINGS))
 
 

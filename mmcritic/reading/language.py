@@ -75,13 +75,9 @@ def phrases(code: str, kind: str) -> list[str]:
     return list(_all()[code].get(kind, []))
 
 
-def pairs(kind: str, *codes: str) -> list[tuple[str, str]]:
-    """The pairs of one kind ("spellings": pattern, replacement) in the given languages."""
-    return [(first, second) for first, second in words(kind, *codes)]
-
-
-def words(kind: str, *codes: str) -> list[str]:
-    """The words of one kind in the given languages (all of them when none is given)."""
+def words(kind: str, *codes: str) -> list[Any]:
+    """The words of one kind in the given languages (all of them when none is given); a kind of
+    pairs ("spellings": pattern, replacement) gives its pairs."""
     return [word for code in codes or LANGUAGES for word in phrases(code, kind)]
 
 
