@@ -126,7 +126,8 @@ _OF_THEM = re.compile(
     rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
-_CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{pattern('joins')}\s+)?|\s+{pattern('joins')}\s+")
+_JOIN = pattern("clause_joins")
+_CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{_JOIN}\s+)?|\s+{_JOIN}\s+")
 # the counted noun before a verb or comparative ("How many blue cups are ...", "How many points
 # higher was ..."), else the word after "how many" ("How many categories exceed 20%?")
 _HOW_MANY = re.compile(

@@ -15,8 +15,6 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
-_FOLDER = "languages"
-
 
 def _load(file: Traversable) -> Any:
     """A data file with each key listed once: JSON would keep the second of two lists of one
@@ -39,7 +37,7 @@ PATTERN_KINDS = tuple(kind for kind, meaning in KINDS.items() if meaning.startsw
 
 @cache
 def _all() -> dict[str, dict[str, Any]]:
-    folder = resources.files(__package__).joinpath(_FOLDER)
+    folder = resources.files(__package__).joinpath("languages")
     return {
         entry.name.removesuffix(".json"): _load(entry)
         for entry in folder.iterdir()
