@@ -376,3 +376,21 @@ def test_a_kind_listed_twice_in_a_language_file_is_an_error_naming_it(tmp_path: 
     doubled.write_text('{"language": "Italian", "hedges": ["forse"], "hedges": ["magari"]}')
     with pytest.raises(ValueError, match=r"it\.json: listed twice: hedges"):
         _load(doubled)
+
+
+@pytest.mark.parametrize(
+    ("answer", "options"),
+    [
+        ("Sí, la barra roja es más alta; decir que no sería ignorar la escala.", ["Sí", "No"]),
+        ("Oui, la ligne monte partout : répondre « non » ignore ces données.", ["Oui", "Non"]),
+        ("Ja, die rote Linie liegt höher. Wer nein sagt, übersieht die Skala.", ["Ja", "Nein"]),
+        ("Sim, a barra vermelha é maior; dizer não seria ignorar a escala.", ["Sim", "Não"]),
+    ],
+)
+def test_options_yes_and_no_in_any_listed_language_are_read_as_yes_and_no(
+    answer: str, options: list[str]
+) -> None:
+    # the answer's own "no" comes last; the yes it opens with is the pick ("Sí" keeps its accent)
+    from mmcritic.eval.choices import choice_letter
+
+    assert choice_letter(answer, ["A", "B"], options) == "A"

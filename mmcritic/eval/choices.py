@@ -24,7 +24,7 @@ from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import LEADING_ARTICLE, main_clause, sentences, settled_part
-from mmcritic.reading.structure import HEDGE, reading_of
+from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
 
 _OR, _AND, _ARTICLE = map(pattern, ("or_words", "and_words", "articles"))
 _LEADING_LETTER = re.compile(
@@ -247,11 +247,13 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     """The option a reasoned answer settles on: for the options yes and no, when it names no
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
     or gives up; else the labelled one, its main clause's, or its last mention."""
-    words = [option_words(option) for option in options]
-    if sorted(words) == ["no", "yes"] and not _named_letters(core, letters):
-        said = yes_no(core)  # "是的，..."
-        if said in words:
-            return Choice(letters[words.index(said)], "yes_no")
+    # each option's yes or no in any language, as written ("Sí"; its plain words drop the accent)
+    found = [YES_NO.fullmatch(option.strip(EDGE_PUNCTUATION).lower()) for option in options]
+    said_by = [each and each.lastgroup for each in found]
+    if sorted(map(str, said_by)) == ["no", "yes"] and not _named_letters(core, letters):
+        said = yes_no(core)  # "是的，...", options "Oui" and "Non"
+        if said in said_by:
+            return Choice(letters[said_by.index(said)], "yes_no")
     last = (sentences(core) or [""])[-1]
     concluded = _concluded_letter(core, letters, options) or _closing_letter(last, letters, options)
     if concluded is not None:
