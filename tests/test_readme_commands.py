@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 README = ROOT / "README.md"
 BIN = Path(sys.executable).parent
@@ -108,6 +110,7 @@ def _first_steps(folder: Path) -> None:
         subprocess.run([*mmcritic, *synth], check=True)
 
 
+@pytest.mark.slow  # about 2.5 minutes: each command starts its own interpreter; CI runs it
 def test_the_readme_commands_that_need_no_hub_gpu_or_server_run_as_written(tmp_path) -> None:
     _first_steps(tmp_path)
     lines = ["set -euo pipefail"]
