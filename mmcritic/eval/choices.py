@@ -20,11 +20,11 @@ from mmcritic.eval.answers import (
     option_words,
     plain_words,
 )
-from mmcritic.eval.yes_no import yes_no
+from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
 from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import LEADING_ARTICLE, main_clause, sentences, settled_part
-from mmcritic.reading.structure import HEDGE, YES_NO, reading_of
+from mmcritic.reading.structure import HEDGE, reading_of
 
 _OR, _AND, _ARTICLE = map(pattern, ("or_words", "and_words", "articles"))
 _LEADING_LETTER = re.compile(
@@ -248,8 +248,7 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
     letter, the yes/no reader's ("Yes, the graph has no breaks" is yes); none where it hedges
     or gives up; else the labelled one, its main clause's, or its last mention."""
     # each option's yes or no in any language, as written ("Sí"; its plain words drop the accent)
-    found = [YES_NO.fullmatch(option.strip(EDGE_PUNCTUATION).lower()) for option in options]
-    said_by = [each and each.lastgroup for each in found]
+    said_by = [yes_or_no_alone(option) for option in options]
     if sorted(map(str, said_by)) == ["no", "yes"] and not _named_letters(core, letters):
         said = yes_no(core)  # "是的，...", options "Oui" and "Non"
         if said in said_by:

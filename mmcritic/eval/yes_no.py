@@ -73,13 +73,19 @@ def _answer_core(text: str) -> str:
     return core if corrected is None else corrected.strip(EDGE_PUNCTUATION)
 
 
+def yes_or_no_alone(text: str) -> str | None:
+    """`yes` or `no` where the text is that word alone in a listed language ("Sí.", "Nope")."""
+    found = YES_NO.fullmatch(text.strip(EDGE_PUNCTUATION).lower())
+    return found.lastgroup if found else None
+
+
 def _opening_reading(core: str) -> str | None:
     """What the answer's opening says: yes, no or unclear in any language read here, `_BOTH`
     for an answer that says both ("Yes and no"); None when it opens with neither."""
     if _UNCLEAR.match(APOLOGY.sub("", core)):
         return "unclear"
-    bare = [YES_NO.fullmatch(part.strip(EDGE_PUNCTUATION)) for part in re.split(r"[.!?;]", core)]
-    if _BOTH_YES_NO.match(core) or {"yes", "no"} <= {found.lastgroup for found in bare if found}:
+    bare = {yes_or_no_alone(part) for part in re.split(r"[.!?;]", core)}
+    if _BOTH_YES_NO.match(core) or {"yes", "no"} <= bare:
         return _BOTH
     leading = _LEADING_YES_NO.match(core)
     if leading is None:
