@@ -52,11 +52,15 @@ def variant_readings(corpus: Path) -> Readings:
 
 
 def changed_readings(before: Readings, after: Readings) -> list[tuple[str, int, str, Any, Any]]:
-    """(corpus, line, variant, reading before, reading now) for each rewrite read differently."""
+    """(corpus, line, variant, reading before, reading now) for each rewrite read differently;
+    readings of another corpus (a file or line added or gone) are an error, not fewer changes."""
+    shapes = [{name: len(lines) for name, lines in side.items()} for side in (before, after)]
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"readings of another corpus: {shapes[0]} then {shapes[1]}; save again")
     return [
         (name, number, variant, was, now)
         for name, lines in after.items()
-        for number, (old, new) in enumerate(zip(before.get(name, []), lines, strict=False), 1)
+        for number, (old, new) in enumerate(zip(before[name], lines, strict=True), 1)
         for variant, was, now in zip(VARIANTS, old, new, strict=True)
         if was != now
     ]

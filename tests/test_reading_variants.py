@@ -65,3 +65,13 @@ def test_the_script_fails_on_a_rewrite_read_otherwise(small_corpus: Path, tmp_pa
     assert failed.returncode == 1, failed.stderr
     assert "changed: mmstar line 1 cut_off" in failed.stdout
     assert "1 rewrites read differently" in failed.stdout
+
+
+def test_readings_of_another_corpus_are_an_error_not_fewer_changes(small_corpus: Path) -> None:
+    readings = variant_readings(small_corpus)
+    for shorter in (
+        {**readings, "mmstar": readings["mmstar"][:-1]},
+        {"mmstar": readings["mmstar"]},
+    ):
+        with pytest.raises(ValueError, match="readings of another corpus"):
+            changed_readings(shorter, readings)
