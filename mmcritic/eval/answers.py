@@ -82,7 +82,9 @@ _NUMBER_WORD = re.compile(
     re.IGNORECASE,
 )
 # "two hundred fifty", "three hundred and six" once their words are digits ("2 hundred 50")
+# English "and" alone: Spanish "y" and Portuguese "e" also name a variable
 _AND = pattern("and_words", "en")
+AND_SPLIT = re.compile(rf"\s+{_AND}\s+")  # "the side is 8 and its area is 64"
 _HUNDREDS = re.compile(
     rf"\b(\d{{1,2}}) {pattern('hundreds')}(?:(?: {_AND})? (\d{{1,2}})(?![\d.,]))?\b", re.I
 )
@@ -202,7 +204,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     verb = _COPULA.search(clause)
     tail = _stated_before_appositive(clause[verb.end() :]) if verb else clause
     # "the side is 8 and its area is 64": a second statement of what is asked
-    asked = re.split(rf"\s+{_AND}\s+", tail, maxsplit=1)[1:]
+    asked = AND_SPLIT.split(tail, maxsplit=1)[1:]
     if asked and _verb_then_value(asked[0]) and _names_asked(asked[0], question):
         tail = asked[0][_COPULA.search(asked[0]).end() :]
     return tail.strip() if holds_digit(tail) else clause.strip()

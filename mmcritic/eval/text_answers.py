@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from mmcritic.eval.answers import (
+    AND_SPLIT,
     LATEX_INLINE,
     SCALES,
     holds_digit,
@@ -73,7 +74,6 @@ _SENTENCE_VERB = re.compile(
 _RESTATING_WORDS = frozenset(words("restating_words"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
-_AND = pattern("and_words", "en")  # English "and" alone: Spanish "y" also names a variable
 _WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
 _TO, _IN, _NAME = map(pattern, ("person_prepositions", "thing_prepositions", "name_questions"))
 _ASKS_YEAR = re.compile(rf"\b{pattern('year_questions')}\b", re.IGNORECASE)  # "What year ...?"
@@ -215,7 +215,7 @@ def _answering_clause(sentence: str, question: str) -> str:
     stated = stating_clause(sentence, question, holds_digit, value_strength) or main
     if value_strength(stated) > 0:
         return stated
-    parts = [part for clause in clauses(sentence) for part in re.split(rf"\s+{_AND}\s+", clause)]
+    parts = [part for clause in clauses(sentence) for part in AND_SPLIT.split(clause)]
     restating = (p for p in reversed(parts) if not holds_digit(p) and subject_restates(p, question))
     return next(restating, stated)
 
