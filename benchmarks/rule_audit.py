@@ -6,9 +6,12 @@ with --functions each function rule, with --phrases each phrase of the language 
     python benchmarks/rule_audit.py --functions --out runs/function_audit.json
     python benchmarks/rule_audit.py --phrases --out runs/phrase_audit.json
     python benchmarks/rule_audit.py --lines
+    python benchmarks/rule_audit.py --cost runs/rule_audit.json runs/function_audit.json
 
 Prints the rules that decide no line (candidates to remove) and each rule's count; the JSON
-lists every rule's matched, decided and harmed lines.
+lists every rule's matched, decided and harmed lines. --cost reads such files and prints what
+removing every rule that decides at most 0, 1, 2, 3, 5, 10 or 20 lines would save in layer lines
+and cost in corpus lines.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from mmcritic_dev import phrase_audit, rule_audit
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "scoring"
+PRUNING_LIMITS = (0, 1, 2, 3, 5, 10, 20)
 
 
 def main() -> None:
@@ -29,10 +33,14 @@ def main() -> None:
     parser.add_argument("--phrases", action="store_true", help="audit the language data's phrases")
     parser.add_argument("--functions", action="store_true", help="audit the function rules")
     parser.add_argument("--lines", action="store_true", help="the reading layer's lines a file")
+    parser.add_argument("--cost", type=Path, nargs="+", help="audit files to weigh pruning by")
     parser.add_argument("--out", type=Path, default=Path("runs/rule_audit.json"))
     args = parser.parse_args()
     if args.lines:
         _print_lines()
+        return
+    if args.cost:
+        _print_costs([row for path in args.cost for row in json.loads(path.read_text())])
         return
     if args.phrases:
         rows = _phrase_rows(args.corpus)
@@ -52,6 +60,16 @@ def _print_lines() -> None:
     for file, count in lines.items():
         print(f"{count:6d}  {file}")
     print(f"{sum(lines.values()):6d}  in all (budget {rule_audit.LAYER_LINE_BUDGET:,})")
+
+
+def _print_costs(rows: list[dict]) -> None:
+    corpus_lines = sum(len(lines) for lines in rule_audit.corpora(CORPUS).values())
+    for cost in rule_audit.pruning_costs(rows, PRUNING_LIMITS):
+        print(
+            f"rules deciding <= {cost.most:2d} lines: {cost.rules:3d} rules, "
+            f"{cost.definition_lines:5d} layer lines, {cost.corpus_lines:4d} corpus lines decided "
+            f"({cost.corpus_lines / corpus_lines:.2%} of {corpus_lines:,})"
+        )
 
 
 def _progress(text: str) -> None:

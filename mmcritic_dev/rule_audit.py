@@ -110,13 +110,8 @@ def reading_rules(modules: list[ModuleType]) -> list[Rule]:
 
 def _assigned_names(module: ModuleType) -> list[str]:
     tree = ast.parse(inspect.getsource(module))
-    names = []
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if isinstance(node, ast.AnnAssign):
-            targets = [node.target]
-        names += [target.id for target in targets if isinstance(target, ast.Name)]
-    return names
+    nodes = [node for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign)]
+    return [name for node in nodes for name in _defined_names(node)]
 
 
 class _Watched:
@@ -373,3 +368,56 @@ def _audit(
                     report.decides.append(key)
                 elif now and not agreed[key]:
                     report.harms.append(key)
+
+
+@dataclass(frozen=True)
+class PruningCost:
+    """What removing every rule that decides at most `most` corpus lines would save and cost."""
+
+    most: int
+    rules: int
+    definition_lines: int  # their own lines and the comments above them, not their call sites
+    corpus_lines: int  # the lines they decide: an agreement lost if they all went
+
+
+def pruning_costs(rows: list[dict[str, Any]], limits: tuple[int, ...]) -> list[PruningCost]:
+    """For each limit, the rules of the reading layer's files (rows as `rule_audit.py` writes
+    them) that decide at most that many lines: how many layer lines they take and how many
+    corpus lines they decide, so a line target can be weighed against the agreement it costs."""
+    files = set(layer_lines())
+    root = Path(inspect.getfile(importlib.import_module("mmcritic"))).parents[1]
+    kept = []
+    for row in rows:
+        module, name = row["rule"].rsplit(".", 1)
+        file = Path(inspect.getfile(importlib.import_module(module)))
+        if not row.get("unswitchable") and str(file.relative_to(root)) in files:
+            decides = {tuple(key) for key in row["decides"]}
+            kept.append((decides, definition_lines(file, name)))
+    costs = []
+    for most in limits:
+        chosen = [(decides, lines) for decides, lines in kept if len(decides) <= most]
+        decided = set().union(*(decides for decides, _ in chosen))
+        costs.append(PruningCost(most, len(chosen), sum(n for _, n in chosen), len(decided)))
+    return costs
+
+
+def definition_lines(file: Path, name: str) -> int:
+    """The lines of a module-level assignment or function named `name`, with the comment lines
+    right above it and, for a function, the two blank lines that set it apart."""
+    source = file.read_text(encoding="utf-8").splitlines()
+    for node in ast.parse("\n".join(source)).body:
+        if name in _defined_names(node):
+            start = node.lineno - 1 - len(getattr(node, "decorator_list", []))
+            while start > 0 and source[start - 1].lstrip().startswith("#"):
+                start -= 1
+            return node.end_lineno - start + (2 if isinstance(node, ast.FunctionDef) else 0)
+    return 0
+
+
+def _defined_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.FunctionDef):
+        return [node.name]
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    if isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    return [target.id for target in targets if isinstance(target, ast.Name)]

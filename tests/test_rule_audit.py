@@ -140,3 +140,24 @@ def test_the_reading_layer_holds_its_line_budget_and_counts_every_benchmarks_own
     assert sum(lines.values()) <= rule_audit.LAYER_LINE_BUDGET, lines
     own_readers = {Path(file).parent.name for file in lines if "tasks" in Path(file).parts}
     assert {"mmmu_val", "ocrbench", "vl_rewardbench"} <= own_readers
+
+
+def test_pruning_counts_each_rules_own_lines_and_the_union_of_what_they_decide():
+    answers = Path(importlib.import_module("mmcritic.eval.answers").__file__)
+    source = answers.read_text(encoding="utf-8").splitlines()
+    # `holds_digit`: a signature, a one-line docstring and a return, two blank lines after it
+    assert rule_audit.definition_lines(answers, "holds_digit") == 3 + 2
+    # `_NOT_VALUE`: two comment lines above a four-line assignment
+    start = source.index("_NOT_VALUE = re.compile(")
+    assert [line[:1] for line in source[start - 3 : start]] == ["", "#", "#"]
+    assert source[start + 3] == ")"
+    assert rule_audit.definition_lines(answers, "_NOT_VALUE") == 2 + 4
+    rows = [
+        {"rule": "mmcritic.eval.answers.holds_digit", "decides": [["chartqa", 1]]},
+        {"rule": "mmcritic.eval.answers._NOT_VALUE", "decides": [["chartqa", 1], ["ai2d", 2]]},
+        # not a file of the reading layer: never counted
+        {"rule": "mmcritic.eval.metrics.mean", "decides": []},
+    ]
+    one, two = rule_audit.pruning_costs(rows, (1, 2))
+    assert (one.rules, one.definition_lines, one.corpus_lines) == (1, 5, 1)
+    assert (two.rules, two.definition_lines, two.corpus_lines) == (2, 11, 2)
