@@ -300,6 +300,37 @@ def test_a_document_answer_is_read_in_its_own_words(
     assert anls(text_answer(response, question), [read]) == 1.0
 
 
+@pytest.mark.parametrize(
+    ("response", "question", "read"),
+    [
+        # a quoted title keeps its own full stop
+        ('The heading is "Table 3. Nicotine Content by Brand".', "What is the heading?",
+         "Table 3. Nicotine Content by Brand"),
+        ("The caption reads “Fig. 2. Sales by Region”.", "What is the caption of the figure?",
+         "Fig. 2. Sales by Region"),
+        # a source set off inside a clause that goes on to state the answer
+        ("The fax went to 2 recipients and, according to the cover sheet, it contains 3 pages.",
+         "How many pages does the fax contain?", "3"),
+        ("It was sent in May but, as shown in the footer, it is dated June 4, 1998.",
+         "What is the date on the letter?", "June 4, 1998"),
+        # a name after the verb that repeats the asked word
+        ("The journal is the Journal of the National Cancer Institute.",
+         "What is the name of the journal?", "Journal of the National Cancer Institute"),
+        ("The company is Lorillard Company.", "What is the name of the company?",
+         "Lorillard Company"),
+        # the text asked for as written, whatever its participle
+        ("Samples shipped by air freight", "What is written in the 'Remarks' field?",
+         "Samples shipped by air freight"),
+        ("Approved by the board in 1987", "What is printed below the signature?",
+         "Approved by the board in 1987"),
+        # a compound unit stays whole
+        ("The dosage is 10 mg/kg.", "What is the recommended dosage?", "10 mg/kg"),
+    ],
+)  # fmt: skip
+def test_a_document_answer_keeps_what_belongs_to_it(response: str, question: str, read: str):
+    assert text_answer(response, question) == read
+
+
 def test_a_count_beside_the_asked_value_is_not_the_answer() -> None:
     assert numeric_match(
         "There are 6 bars in the chart, and 2 of them have values smaller than 6.",

@@ -66,12 +66,17 @@ _RANGE = re.compile(rf"\b{_FROM}\s+(?P<start>.+?)\s+{_UNTIL}\s+(?P<end>.+)$", re
 _ASKS_START = re.compile(rf"\b{pattern('start_verbs')}\b", re.IGNORECASE)
 # a verb that makes a sentence of a phrase: a copula, a date's verb or another verb of any
 # language, or a past tense in lower case ("Group A smoked 20 cigarettes")
-_SENTENCE_VERB = re.compile(
-    rf" (?:(?i:{COPULAS}|{'|'.join(map(re.escape, words('dated')))}|{pattern('sentence_verbs')})"
-    rf"|{pattern('past_tenses')}) "
+_FINITE_VERB = (
+    rf"(?i:{COPULAS}|{'|'.join(map(re.escape, words('dated')))}|{pattern('sentence_verbs')})"
 )
+_SENTENCE_VERB = re.compile(rf" (?:{_FINITE_VERB}|{pattern('past_tenses')}) ")
+# a phrase with no verb but a participle: "Samples shipped by air freight"
+_PARTICIPLE_PHRASE = re.compile(rf" {_FINITE_VERB} ")
+# a question asking for text as written: "What is written in the 'Remarks' field?"
+_ASKS_TEXT = re.compile(rf"\b{pattern('text_questions')}\b", re.IGNORECASE)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
+_COPULA_WORDS = frozenset(words("copulas"))
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
 _WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
@@ -111,7 +116,7 @@ _TRAILING_PLACE = re.compile(rf"\s+{pattern('place_openers')}\s+", re.IGNORECASE
 _NUMBER_TOKEN = re.compile(
     r"(?<![\w.,])(?<!\w-)[$€£]?\d(?:[\d,]*\d)?(?:\.\d+)?"
     rf"(?:%|\s+(?:{pattern('percent_words')}|{'|'.join(SCALES)})\b"
-    r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)\b|\s?[$€£])?(?!-?\w)"
+    r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)(?:/[a-z]+)?\b|\s?[$€£])?(?!-?\w)"
 )
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
@@ -150,6 +155,8 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
     if _YES_NO_QUESTION.match(question) and (said := YES_NO.match(lines[0].lower())):
         return lines[0][: said.end()]  # "Yes, the form is signed" for "Is the form signed?"
+    if len(lines) == 1 and _as_written(lines[0], question):
+        return _trimmed(lines[0])  # "Samples shipped by air freight" for "What is written ...?"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
     narrowed = _narrowed(without_restatement(sentence, question))
     return "" if narrowed is None else _sentence_answer(narrowed, question, keep_asked_words)
@@ -305,6 +312,13 @@ def _is_name_part(line: str) -> bool:
     return len(line.split()) <= 6 and _is_bare(line) and _label(line) is None and one_phrase
 
 
+def _as_written(line: str, question: str) -> bool:
+    """For a question asking for text as written, a phrase whose one verb is a participle, which
+    is the text itself: "Samples shipped by air freight" has no "by" agent to read after."""
+    phrase = not _PARTICIPLE_PHRASE.search(f" {line} ") and not _is_bare(line)
+    return phrase and _label(line) is None and _ASKS_TEXT.search(question) is not None
+
+
 def _is_bare(text: str) -> bool:
     """A phrase or a label line with no verb, not a sentence ("From: Tobacco Institute")."""
     return _SENTENCE_VERB.search(f" {text} ") is None
@@ -372,8 +386,11 @@ def _after_restated(clause: str, question: str) -> str | None:
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
     if first is None:
         return None
-    restating, end = asked | _RESTATING_WORDS, first
+    restating, end, copula = asked | _RESTATING_WORDS, first, False
     while end + 1 < len(words) and words[end + 1].lower().strip(_WORD_EDGES) in restating:
+        copula = copula or words[end].lower() in _COPULA_WORDS
+        if copula and words[end + 1][0].isupper():
+            break  # a name after the verb: "The journal is the Journal of the ..."
         end += 1
     keys = [i for i in range(first, end + 1) if f" {words[i].lower()} " in _TEXT_KEY_PHRASES]
     if not keys or keys[-1] == len(words) - 1:

@@ -65,6 +65,10 @@ _CHART_PART = re.compile(rf"\s+(?:{'|'.join(words('chart_parts'))})s?$", re.I)
 _FLOATING_QUANTIFIER = re.compile(rf"\s+(?:{'|'.join(words('quantifiers'))})$", re.I)
 # a trailing clause naming where the answer was read: ", according to the label on the bar"
 _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", re.I | re.S)
+# a source set off inside a clause that goes on: "and, according to the cover sheet, it has 3"
+_SOURCE_ASIDE = re.compile(
+    rf"\b({pattern('clause_joins')})\s*,\s*(?:{pattern('sources')})\b[^,;.]*,\s*", re.I
+)
 # a sentence that opens by concluding: "Therefore ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 # a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
@@ -87,9 +91,10 @@ _STEM = 6
 
 def sentences(text: str) -> list[str]:
     """The sentences of a text, split at a sentence end, a semicolon or a line break; an
-    abbreviation ("Dr.") ends none (looked for in the last piece alone: linear time)."""
+    abbreviation ("Dr.") ends none (looked for in the last piece alone: linear time), nor does a
+    full stop inside a quote ('The heading is "Table 3. Nicotine Content by Brand".')."""
     groups: list[list[str]] = []
-    for piece in filter(None, (piece.strip() for piece in _SENTENCE_END.split(text.strip()))):
+    for piece in filter(None, (piece.strip() for piece in _unquoted_split(text.strip()))):
         if groups and _ABBREVIATED.search(groups[-1][-1]):
             groups[-1].append(piece)
         else:
@@ -97,9 +102,23 @@ def sentences(text: str) -> list[str]:
     return [" ".join(group) for group in groups]
 
 
+def _unquoted_split(text: str) -> list[str]:
+    """The text split at each sentence end outside a quote (`QUOTED`)."""
+    quotes = iter(match.span() for match in QUOTED.finditer(text))
+    quote, pieces, start = next(quotes, None), [], 0
+    for end in _SENTENCE_END.finditer(text):
+        while quote and quote[1] <= end.start():
+            quote = next(quotes, None)
+        if not (quote and quote[0] < end.start()):
+            pieces.append(text[start : end.start()])
+            start = end.end()
+    return [*pieces, text[start:]]
+
+
 def without_source(sentence: str) -> str:
     """The sentence without a trailing clause naming where its answer was read ("Susan Blake, as
     given under "Contact" at the bottom"): such a clause never states the answer."""
+    sentence = _SOURCE_ASIDE.sub(r"\1 ", sentence)
     source = _SOURCE_CLAUSE.search(sentence)
     return sentence[: source.start()] if source and source.start() > 0 else sentence
 
