@@ -25,7 +25,8 @@ def test_a_critic_that_always_boxes_1_is_pushed_toward_the_order_it_gets_right()
     rewards, pairs = _pair([RIGHT] * N, [WRONG] * N)
     advantages = pair_advantages(torch.tensor(rewards), pairs, N)
     assert torch.all(advantages[:N] > 0.9) and torch.all(advantages[N:] < -0.9)
-    assert math.isclose(advantages.sum().item(), 0.0, abs_tol=1e-6)
+    # zero-sum to float32 rounding: 1.0 - 0.55 and 0.1 - 0.55 are not exact opposites there
+    assert math.isclose(advantages.sum().item(), 0.0, abs_tol=1e-5)
     assert informative_pairs(torch.tensor(rewards), pairs, N) == 1.0
 
 
