@@ -1598,3 +1598,38 @@ def test_a_dash_after_an_option_opens_its_explanation() -> None:
     options = ["algae", "shrimp", "seal", "shark"]
     said = "Shark — it eats the seal, which eats shrimp."
     assert read_choice(said, option_letters(4), options).letter == "D"
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "gold", "right"),
+    [
+        # a loop cut off mid-repeat says what it repeats
+        ("The value for Brazil is 15.6. " * 3 + "The value for Brazil is", "Brazil?", "15.6", True),
+        # a template said once is no loop: cut off in its second step, it answers nothing
+        (
+            "Step 1: Point A is 12. It lies on the wall.\nStep 2: Point B is 15. It lies on the",
+            "What is the value at point B?",
+            "15",
+            False,
+        ),
+        ("The value for Brazil is", "What is the value for Brazil?", "15.6", False),
+        ("Probably 45, but possibly 54 — the label is faint.", "Purple?", "45", False),
+        ("Der Anteil im Jahr 2012 betrug 14,2 Prozent.", "Share in 2012?", "14.2", True),
+        ("The green line represents men.", "What does the green line represent?", "Men", True),
+        ("The sign says Exit.", "What does the sign say?", "Exit", True),
+    ],
+)
+def test_a_chart_answer_reads_loops_hedges_decimal_commas_and_the_asked_verb(
+    response: str, question: str, gold: str, right: bool
+) -> None:
+    assert relaxed_match(response, gold, question=question) is right
+
+
+def test_a_name_stated_before_a_dated_participle_is_the_answer() -> None:
+    meeting = "The meeting is the Annual Scientific Advisory Board Meeting, held on June 3-4."
+    assert text_answer(meeting, "What is the name of the meeting?") == (
+        "Annual Scientific Advisory Board Meeting"
+    )
+    assert text_answer("The date is given in the header, dated June 3.", "What is the date?") == (
+        "June 3"
+    )

@@ -390,6 +390,11 @@ def same_words(answer: str, target: str) -> bool:
     return bool(wanted) and len(said) == len(wanted) and all(map(_same_word, said, wanted))
 
 
+def inflects(word: str, stems: set[str]) -> bool:
+    """Whether a word is one of `stems` with an ending ("represents" of "represent")."""
+    return any(word[len(stem) :] in _INFLECTIONS for stem in stems if word.startswith(stem))
+
+
 def _same_word(said: str, wanted: str) -> bool:
     return any(
         (longer.startswith(shorter) and longer[len(shorter) :] in _INFLECTIONS)

@@ -25,6 +25,7 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
     values_only,
+    written_numbers,
 )
 from mmcritic.eval.choices import choice_letter, read_choice
 from mmcritic.eval.text_answers import text_answer
@@ -98,13 +99,10 @@ def numeric_match(
     expected = parse_number(str(target))
     asks_year = expected is not None and _is_year(expected.value)
     predicted = parse_number(span) if asks_year else _quantity(span)
-    unstated = stated_answer(prediction) is None
-    if unstated and _NONE_STATED.match(fold(prediction)):
+    if stated_answer(prediction) is None and _NONE_STATED.match(fold(prediction)):
         predicted = Number(0.0)  # "None of the bars are under 6.", "There are none."
-    if expected is None or predicted is None or reading_of(span).has("alternatives"):
+    if expected is None or predicted is None or _offers_another(prediction, span):
         return False
-    if unstated and hedges_after(prediction, span):
-        return False  # "the age gap is 6 years. However, ... so it might be 10."
     readings, wanted = predicted.readings, expected.value
     if precision is None:
         return any(math.isclose(v, wanted, rel_tol=1e-9, abs_tol=1e-9) for v in readings)
@@ -141,12 +139,21 @@ def relaxed_match(
         if re.search(r"\d", target) and not reading_of(stated).has("negation"):
             found.append(_KIND_THEN_LABEL.sub("", stated))
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)
-    if reading_of(span).has("alternatives"):
-        return False  # "around 2019–2020", "between 30 and 35"
+    if _offers_another(prediction, span):
+        return False
     if YEAR.fullmatch(target):
         return any(number.value == expected.value for number in _stated_numbers(span))
     predicted = (None if float(expected.value).is_integer() else _ratio(span)) or _quantity(span)
     return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
+
+
+def _offers_another(prediction: str, span: str) -> bool:
+    """Whether an answer offers two values: in its span ("around 2019–2020", "between 30 and
+    35") or, where it marks no answer, after it ("6 years. However, ... it might be 10",
+    "Probably 45, but possibly 54")."""
+    if reading_of(span).has("alternatives"):
+        return True
+    return stated_answer(prediction) is None and hedges_after(prediction, span)
 
 
 def _ratio(span: str) -> Number | None:
@@ -172,11 +179,12 @@ def _is_year(value: float) -> bool:
 
 def _stated_numbers(span: str) -> list[Number]:
     """Every number in an answer span, each with its own percent sign: a year is a label the
-    answer may state beside other figures ("peaked in 2016 at 320 units")."""
+    answer may state beside other figures ("peaked in 2016 at 320 units"); a decimal comma is a
+    point ("14,2 Prozent")."""
     text = values_only(number_word(span))  # not a rate's base: "10 per 1,000"
     return [  # each with its scale word: "$5.2 billion"
         Number(value, bool(match.group(2)), SCALES.get((match.group(3) or "").lower(), 1.0))
-        for match in _NUMBER_IN_TEXT.finditer(fold(text).replace(",", ""))
+        for match in _NUMBER_IN_TEXT.finditer(written_numbers(text).replace(",", ""))
         if (value := number_value(match.group(1))) is not None
     ]
 

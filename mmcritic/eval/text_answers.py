@@ -13,6 +13,7 @@ from mmcritic.eval.answers import (
     LATEX_INLINE,
     SCALES,
     holds_digit,
+    inflects,
     is_cut_off,
     stated_count,
     value_strength,
@@ -30,6 +31,7 @@ from mmcritic.reading.statements import (
     content_words,
     main_clause,
     offers_two_marked,
+    restated_complement,
     sentences,
     settled_part,
     stating_clause,
@@ -217,7 +219,7 @@ def _answering_clause(sentence: str, question: str) -> str:
     """The main clause, unless it only counts ("The table lists 6 samples, and the weight asked
     for is 2.5."): then the clause stating a value, else the last restating the question."""
     main = main_clause(sentence)
-    if not re.search(r"\d", sentence) or value_strength(main) > 0:
+    if not re.search(r"\d", sentence) or value_strength(main) > 0 or _names_answer(main, question):
         return main
     stated = stating_clause(sentence, question, holds_digit, value_strength) or main
     if value_strength(stated) > 0:
@@ -225,6 +227,13 @@ def _answering_clause(sentence: str, question: str) -> str:
     parts = [part for clause in clauses(sentence) for part in AND_SPLIT.split(clause)]
     restating = (p for p in reversed(parts) if not holds_digit(p) and subject_restates(p, question))
     return next(restating, stated)
+
+
+def _names_answer(clause: str, question: str) -> bool:
+    """Whether a clause with no number restates the question and names a proper noun after its
+    verb ("The meeting is the Annual Scientific Advisory Board Meeting"): it counts nothing."""
+    complement = None if holds_digit(clause) else restated_complement(clause, question)
+    return complement is not None and LEADING_ARTICLE.sub("", complement)[:1].isupper()
 
 
 def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
@@ -386,13 +395,19 @@ def _after_restated(clause: str, question: str) -> str | None:
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
     if first is None:
         return None
-    restating, end, copula = asked | _RESTATING_WORDS, first, False
+    # the question's verb as the statement inflects it: "represents" for "What does ... represent?"
+    verbs = {w for w in map(str.lower, words) if w not in asked and inflects(w, asked)}
+    restating, end, copula = asked | _RESTATING_WORDS | verbs, first, False
     while end + 1 < len(words) and words[end + 1].lower().strip(_WORD_EDGES) in restating:
         copula = copula or words[end].lower() in _COPULA_WORDS
         if copula and words[end + 1][0].isupper():
             break  # a name after the verb: "The journal is the Journal of the ..."
         end += 1
-    keys = [i for i in range(first, end + 1) if f" {words[i].lower()} " in _TEXT_KEY_PHRASES]
+    keys = [
+        i
+        for i in range(first, end + 1)
+        if f" {words[i].lower()} " in _TEXT_KEY_PHRASES or words[i].lower() in verbs
+    ]
     if not keys or keys[-1] == len(words) - 1:
         return None
     tail = _LATER_COPULA.sub("", " ".join(words[keys[-1] + 1 :]))

@@ -28,6 +28,9 @@ _FAMILY_BOX = re.compile(
     re.DOTALL,
 )
 
+# what ends a sentence a loop repeats
+_SENTENCE_ENDS = (". ", "! ", "? ", "。", "\n")
+
 # LaTeX macros that only style their argument (`\text{B}` reads as B)
 STYLE_MACROS = (
     "text", "textbf", "textit", "texttt", "textrm", "textsf",
@@ -130,9 +133,24 @@ def without_symbols(text: str) -> str:
 
 
 def answer_region(text: str) -> str:
-    """The answer text: after the think block (all of it when there is none), `readable`."""
+    """The answer text: after the think block (all of it when there is none), `readable`, a
+    loop's cut-off repeat dropped (`without_looped_tail`)."""
     _, close, region = think_tags(text).rpartition(THINK_CLOSE)
-    return readable(region if close else region.replace(THINK_OPEN, ""))
+    return without_looped_tail(readable(region if close else region.replace(THINK_OPEN, "")))
+
+
+def without_looped_tail(text: str) -> str:
+    """A loop cut off mid-repeat ends on its last whole repeat: "X is 5. X is 5. X is" says X
+    is 5, where the unfinished "X is" alone would read as an answer cut off before its value.
+    A loop is a run of sentences said at least twice over, whose opening the tail repeats."""
+    cut = max((at + len(end) for end in _SENTENCE_ENDS if (at := text.rfind(end)) >= 0), default=0)
+    tail = text[cut:].strip()
+    if not cut or not tail or tail[-1] in ".!?。":
+        return text
+    start = text.rfind(tail, 0, cut)  # the last repeat's opening
+    repeat = text[start:cut] if start >= 0 else ""
+    opens = repeat.startswith(tail) and text[:start].endswith(repeat)
+    return text[:cut].rstrip() if opens else text
 
 
 def readable(text: str) -> str:

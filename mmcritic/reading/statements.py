@@ -195,9 +195,15 @@ def stating_clause(
 def subject_restates(clause: str, question: str) -> bool:
     """Whether a clause's subject, before its copula, is only words of the question ("the
     perimeter is 28" for "Find the perimeter of the square.")."""
+    return restated_complement(clause, question) is not None
+
+
+def restated_complement(clause: str, question: str) -> str | None:
+    """What a clause says after its copula where its subject restates the question ("28" of
+    "the perimeter is 28"); None where it does not."""
     subject = _COPULA_SPLIT.split(clause, maxsplit=1)
     said = content_words(subject[0])
-    return len(subject) > 1 and bool(said) and said <= content_words(question)
+    return subject[1] if len(subject) > 1 and said and said <= content_words(question) else None
 
 
 def asked_sentence(question: str) -> str:
