@@ -5,6 +5,7 @@ Ctrl-C that says how to resume, and a model card that names the base model."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -44,7 +45,10 @@ def train_args(model: Path, data: Path, out: Path, *overrides: str) -> list[str]
 
 def _mmcritic(*args: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "mmcritic.cli", *args]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    environment = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # a hang shows its stack on SIGABRT
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+    )
 
 
 def test_help_shows_defaults_of_zero_and_explains_every_flag(capsys) -> None:
@@ -126,7 +130,18 @@ def test_ctrl_c_ends_in_one_line_naming_the_checkpoint_to_resume_from(
         assert time.monotonic() < deadline
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
+    try:
+        _, stderr = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        still_running = process.poll() is None
+        process.send_signal(signal.SIGABRT)  # faulthandler prints where each thread stands
+        time.sleep(5)
+        process.kill()
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            stderr = "(its output is still held open, by a process it started)"
+        pytest.fail(f"Ctrl-C left the run going (running: {still_running}):\n{stderr[-6000:]}")
 
     assert process.returncode == 130
     assert "Traceback" not in stderr
