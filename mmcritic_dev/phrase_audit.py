@@ -57,12 +57,17 @@ def phrases() -> list[Phrase]:
     ]
 
 
-def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> list[PhraseReport]:
-    """Each phrase's report over the corpora in `folder`."""
+def audit(
+    folder: Path,
+    progress: Callable[[str], None] = lambda _: None,
+    kinds: tuple[str, ...] | None = None,
+) -> list[PhraseReport]:
+    """Each phrase's report over the corpora in `folder` (of the `kinds` given, else all)."""
     from mmcritic_dev.rule_audit import corpora
 
     lines = corpora(folder)
-    reports = [PhraseReport(phrase, _touched(phrase, lines)) for phrase in phrases()]
+    audited = [phrase for phrase in phrases() if kinds is None or phrase.kind in kinds]
+    reports = [PhraseReport(phrase, _touched(phrase, lines)) for phrase in audited]
     keys = sorted({key for report in reports for key in report.matched})
     baseline = _agreements(folder, keys, None)
     for number, report in enumerate(reports, start=1):

@@ -215,16 +215,23 @@ def _pattern(rule: Rule) -> re.Pattern[str]:
     return getattr(importlib.import_module(rule.module), rule.name)
 
 
-def _held_elsewhere(pattern: re.Pattern[str], modules: list[ModuleType]) -> bool:
-    """Whether anything but a module's own names holds the pattern (a tuple of patterns, a
-    function's default argument, a dict): there the audit could not switch it off."""
+def _held_elsewhere(patterns: tuple[re.Pattern[str], ...], modules: list[ModuleType]) -> set[int]:
+    """The ids of the patterns something but a module's own names holds (a tuple of patterns, a
+    function's default argument, a dict): there the audit could not switch them off. One walk
+    of the collector's objects for all of them (a walk takes a good part of a second)."""
     # module namespaces hold rules by name; `re` keeps its compiled patterns in a cache
     by_name = {id(vars(module)) for module in modules}
     by_name |= {id(value) for name, value in vars(re).items() if name.startswith("_cache")}
-    return any(
-        isinstance(holder, tuple | list | set | dict) and id(holder) not in by_name
-        for holder in gc.get_referrers(pattern)
-    )
+    wanted = {id(pattern) for pattern in patterns}
+    held = set()
+    for holder in gc.get_referrers(*patterns):
+        if not isinstance(holder, tuple | list | set | dict) or id(holder) in by_name:
+            continue
+        if isinstance(holder, tuple) and holder == patterns:
+            continue  # the patterns as asked for here
+        values = [*holder, *holder.values()] if isinstance(holder, dict) else holder
+        held |= {id(value) for value in values if id(value) in wanted}
+    return held
 
 
 @cache
@@ -241,24 +248,35 @@ def _agrees(corpus: str, line: dict[str, Any]) -> bool:
         return False
 
 
-def audit(folder: Path, progress: Callable[[str], None] = lambda _: None) -> list[RuleReport]:
-    """Each regex rule's report over the corpora in `folder`."""
+def audit(
+    folder: Path, progress: Callable[[str], None] = lambda _: None, until_decided: bool = False
+) -> list[RuleReport]:
+    """Each regex rule's report over the corpora in `folder`; with `until_decided`, each rule's
+    lines are scored again only until it decides one (whether it earns its place, not how
+    much)."""
     modules = audited_modules()
     # `re` hands out one compiled object for one regex: names holding the same object are one
     # rule, whose other names are its aliases
     named: dict[int, list[Rule]] = {}
     for rule in reading_rules(modules):
         named.setdefault(id(_pattern(rule)), []).append(rule)
+    firsts = [first for first, *_ in named.values()]
+    unswitchable = _held_elsewhere(tuple(_pattern(first) for first in firsts), modules)
     reports = {
-        first: RuleReport(
-            first,
-            aliases=others,
-            unswitchable=_held_elsewhere(_pattern(first), modules),
-        )
+        first: RuleReport(first, aliases=others, unswitchable=id(_pattern(first)) in unswitchable)
         for first, *others in named.values()
     }
     held = {rule: _pattern(rule) for rule in reports}
-    _audit(modules, held, _Watched, lambda pattern: _Off(pattern), reports, folder, progress)
+    _audit(
+        modules,
+        held,
+        _Watched,
+        lambda pattern: _Off(pattern),
+        reports,
+        folder,
+        progress,
+        until_decided,
+    )
     return list(reports.values())
 
 
@@ -342,9 +360,11 @@ def _audit(
     reports: dict[Rule, RuleReport],
     folder: Path,
     progress: Callable[[str], None],
+    until_decided: bool = False,
 ) -> None:
     """Fills each rule's report: every line scored once with every rule watched, then each
-    rule switched off in turn and the lines it found something on scored again."""
+    rule switched off in turn and the lines it found something on scored again (with
+    `until_decided`, until the first it decides)."""
     lines = corpora(folder)
     current: list[LineKey] = [("", 0)]
     agreed = {}
@@ -362,6 +382,8 @@ def _audit(
         progress(f"rule {index}/{len(held)} {rule}: {len(report.matched)} lines matched")
         with _replaced(modules, rule_held, switched_off(rule_held)):
             for key in sorted(report.matched):
+                if until_decided and report.decides:
+                    break
                 corpus, number = key
                 now = _agrees(corpus, lines[corpus][number - 1])
                 if agreed[key] and not now:

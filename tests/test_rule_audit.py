@@ -84,7 +84,7 @@ def test_a_phrase_of_the_language_data_decides_the_lines_that_need_it(tmp_path):
     ]
     lines = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in chinese[:2])
     (folder / "mmstar.jsonl").write_text(lines, encoding="utf-8")
-    reports = {str(r.phrase): r for r in phrase_audit.audit(folder)}
+    reports = {str(r.phrase): r for r in phrase_audit.audit(folder, kinds=("answer_phrases",))}
     assert reports["zh.answer_phrases[0]"].decides == [("mmstar", 1), ("mmstar", 2)]
     never_met = reports["de.answer_phrases[0]"]
     assert never_met.matched == [] and never_met.decides == []
@@ -117,7 +117,7 @@ CORPUS = Path(__file__).parent / "fixtures" / "scoring"
 @pytest.mark.slow
 def test_every_reading_rule_decides_a_line_of_the_scoring_corpus():
     """About five minutes: the whole corpus once watched, then each rule's lines again."""
-    reports = rule_audit.audit(CORPUS)
+    reports = rule_audit.audit(CORPUS, until_decided=True)
     idle = sorted(str(r.rule) for r in reports if not r.decides and str(r.rule) not in EXEMPT)
     assert idle == [], "rules that decide no corpus line: remove them or add the lines they decide"
     assert set(EXEMPT) <= {str(r.rule) for r in reports}, "an exempt rule is gone: drop it here"
@@ -161,3 +161,13 @@ def test_pruning_counts_each_rules_own_lines_and_the_union_of_what_they_decide()
     one, two = rule_audit.pruning_costs(rows, (1, 2))
     assert (one.rules, one.definition_lines, one.corpus_lines) == (1, 5, 1)
     assert (two.rules, two.definition_lines, two.corpus_lines) == (2, 11, 2)
+
+
+def test_a_pattern_held_outside_a_modules_names_is_one_the_audit_cannot_switch_off():
+    modules = rule_audit.audited_modules()
+    structure = importlib.import_module("mmcritic.reading.structure")
+    patterns = (structure.TURN, structure.HEDGE)
+    assert rule_audit._held_elsewhere(patterns, modules) == set()
+    planted = (structure.TURN, "a tuple the audit cannot reach into")
+    assert rule_audit._held_elsewhere(patterns, modules) == {id(structure.TURN)}
+    del planted
