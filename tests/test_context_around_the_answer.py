@@ -1633,3 +1633,12 @@ def test_a_name_stated_before_a_dated_participle_is_the_answer() -> None:
     assert text_answer("The date is given in the header, dated June 3.", "What is the date?") == (
         "June 3"
     )
+
+
+def test_an_equation_the_question_gives_is_not_the_answer_it_asks_for() -> None:
+    question = "The figure shows the graph of f(x) = 3sin(2x). What is the period of f(x)?"
+    answer = (
+        "Sorry, it is blurry, but from the given equation f(x) = 3sin(2x), the period is 2π/2 = π."
+    )
+    assert math_equal(answer, "π", question)
+    assert not math_equal(answer.replace("= π", "= 2π"), "π", question)

@@ -247,11 +247,18 @@ def _equated_value(sentence: str, question: str | None) -> str:
     whose left side the question's asking sentence names (not a given it states)."""
     equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
     asking = asked_sentence(question or "")
-    asked = [equation for equation in equations if _names_side(equation, asking)]
+    given = "".join((question or "").split())  # "f(x) = 3sin(2x)" stated by the question
+    asked = [e for e in equations if _names_side(e, asking) and _written(e) not in given]
     chosen = asked[-1] if asked and asked[-1] != equations[-1] else sentence
     value = main_clause(chosen.rsplit("=", 1)[1].strip()).rstrip(".").strip()
     named = _EQUATION_AS_SUBJECT.match(value)  # "the equation f(x) = 1 has 3 solutions"
     return named.group(1).strip() if named and holds_digit(named.group(1)) else value
+
+
+def _written(equation: str) -> str:
+    """An equation's sides where they meet, without spaces: "f(x)=3sin(2x)"."""
+    left, right = equation.split("=", 1)
+    return f"{(left.split() or [''])[-1]}={(right.split() or [''])[0]}"
 
 
 def _names_side(equation: str, asking: str) -> bool:
