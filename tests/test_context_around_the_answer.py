@@ -424,6 +424,13 @@ def test_a_range_that_is_an_options_own_text_is_no_hedge() -> None:
             "depends on what the user values more.",
             None,
         ),
+        # the final statement, as every reader reads it: a marked answer, answer tags
+        ("Answer: Response 2", "2"),
+        ("<think>Response 1 says lamp; the chair is closer.</think>\n<answer>2</answer>", "2"),
+        ("Response 1 makes fewer errors. My judgment: Response 1.", "1"),
+        ("Could Response 2 be better? It invents a bicycle. So the better one is Response 1.", "1"),
+        # a box stays the box: words after it that disagree are not a final statement
+        ("Overall Judgment: Answer 1 is better.\n\n\\boxed{2}", None),
     ],
 )
 def test_a_critique_settles_on_its_final_verdict(critique: str, verdict: str | None) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
+from mmcritic.reading.final import final_answer
 from mmcritic.reading.language import LANGUAGES, number_words, ordinals, pattern, phrases, places
 from mmcritic.reading.markup import (
     BOX_OPEN,
@@ -277,8 +278,10 @@ def _stated_verdict(answer: str) -> str | None:
     disagreeing one, and nothing `_UNDECIDED` follows it; None otherwise. Conditions and denials
     ("[[A]] if Assistant A is better") state nothing."""
     text = answer[-20_000:].translate(MARKUP)  # "**Response 1** is better"
-    if bare := _INDEX.fullmatch(text.strip().rstrip(".!").strip().lower()):
-        return _INDEX_MEANING[bare.group("i")]  # the whole answer is an index: "2", "Answer 2."
+    # its final statement outside any box, which is read as a box: "Answer: Response 2", tags
+    for said in (text, "" if "\\boxed" in text else final_answer(text)):
+        if bare := _INDEX.fullmatch(said.strip().rstrip(".!").strip().lower()):
+            return _INDEX_MEANING[bare.group("i")]  # the answer is an index: "2", "Answer 2."
     stated = [
         (match, *_meaning(match))
         for match in _PHRASED_VERDICTS.finditer(text)
