@@ -1649,3 +1649,19 @@ def test_an_equation_the_question_gives_is_not_the_answer_it_asks_for() -> None:
     )
     assert math_equal(answer, "π", question)
     assert not math_equal(answer.replace("= π", "= 2π"), "π", question)
+
+
+def test_the_asked_part_of_a_count_is_the_answer_beside_the_total() -> None:
+    said = "There are 6 cars in total, and 2 of them are red."
+    assert numeric_match(said, "2", question="How many of the cars are red?")
+    assert not numeric_match(said, "6", question="How many of the cars are red?")
+
+
+def test_a_question_back_to_the_user_picks_no_option() -> None:
+    laps = ["The first lap.", "The sixth lap.", "The penultimate lap.", "The final lap."]
+    unable = (
+        "I'm unable to determine in which lap the winner took the lead, as the lap counter is "
+        "not visible in the sampled frames. Could you provide more frames from the final laps?"
+    )
+    assert read_choice(unable, "ABCD", laps).letter is None
+    assert read_choice("It is D, the final lap. Want more detail?", "ABCD", laps).letter == "D"

@@ -315,7 +315,8 @@ def stated_count(text: str, question: str | None) -> str | None:
     question = question or ""
     if (asked := _HOW_MANY.search(question)) is None:
         return None
-    noun = re.escape((asked["noun"] or asked["first"]).lower().removesuffix("s"))
+    stem = (asked["noun"] or asked["first"]).lower().removesuffix("s")
+    noun = re.escape(stem)
     # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000") or a range
     count = re.compile(
         r"(?<![\w./-])(?<!\d,)(\d[\d,]*(?:\.\d+)?(?:\s*/\s*\d+|\s+\d+\s*/\s*\d+|[-–]\d+)?)\s+"
@@ -332,10 +333,12 @@ def stated_count(text: str, question: str | None) -> str | None:
     if not found:
         # a part counted under another name that the question asks about ("5 people in total,
         # and 2 of them are on the right"), else a total naming no noun ("adding 310 gives 1,560")
-        subset = _asked_subset(last, 0, question)
+        subset = _asked_subset(last, 0, question, stem)
         return subset.group(1) if subset else None
     # the last count, unless the sentence then sums up ("..., so 5 in total") or counts a part
-    total = _TOTAL.search(last, found[-1].end()) or _asked_subset(last, found[-1].end(), question)
+    total = _TOTAL.search(last, found[-1].end()) or _asked_subset(
+        last, found[-1].end(), question, stem
+    )
     # the count said to be the total, where the question asks for one ("... have in total?")
     asks_total = _IN_TOTAL.search(question) is not None
     totalled = [m for m in found if asks_total and _IN_TOTAL.match(last, m.end())]
@@ -346,15 +349,18 @@ def stated_count(text: str, question: str | None) -> str | None:
     return last if reading_of(last).has("alternatives") else count_text
 
 
-def _asked_subset(sentence: str, after: int, question: str) -> re.Match[str] | None:
+def _asked_subset(sentence: str, after: int, question: str, counted: str) -> re.Match[str] | None:
     """A part of the things counted that the sentence goes on to count ("and sales exceeded 500
-    in 3 of them"), when the question asks about that part's clause more than the whole's."""
+    in 3 of them"), when the question asks about that part's clause more than the whole's, the
+    thing `counted` aside ("6 cars in total, and 2 of them are red" for "How many cars are
+    red?")."""
     subset = _OF_THEM.search(sentence, after)
     if subset is None:
         return None
     breaks = list(_CLAUSE_BREAK.finditer(sentence, after, subset.start()))
     split = breaks[-1].end() if breaks else subset.start()
-    asked = content_words(question)  # the question's threshold too: "exceed 500"
+    # the question's threshold too: "exceed 500"
+    asked = {word for word in content_words(question) if not word.startswith(counted)}
     restated = len(asked & content_words(sentence[split:]))
     return subset if restated > len(asked & content_words(sentence[:split])) else None
 

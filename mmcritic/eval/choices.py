@@ -160,7 +160,8 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
     """A bare letter, an option declared correct or named by its text; else the written pick of
     the answer without its echo of the option list."""
     # a trailing colon or comma stays: reasoning that stops on one is cut off ("3. Third image:")
-    core = core.lstrip(EDGE_PUNCTUATION + "\n\t—–").rstrip(_CLOSING_PUNCTUATION)
+    core = _without_closing_question(core).lstrip(EDGE_PUNCTUATION + "\n\t—–")
+    core = core.rstrip(_CLOSING_PUNCTUATION)
     if len(core) == 1 and core.upper() in letters:  # "A" is A, even where C's text is "A"
         return Choice(core.upper(), "letter")
     for marked in (_TICKED_OPTION, _DECLARED_OPTION):  # the ticked ones, else those declared
@@ -174,6 +175,16 @@ def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
         return Choice(named, "option_text")
     core = _without_option_echo(core, letters, options)
     return _written_pick(core, letters, options) if core else Choice(None, "option_list")
+
+
+def _without_closing_question(core: str) -> str:
+    """An answer less a question it closes on after a statement ("... not visible in the
+    frames. Could you provide more frames from the final laps?"): that asks the user for
+    something and picks nothing."""
+    said = sentences(core.rstrip())
+    if len(said) < 2 or not said[-1].endswith("?"):
+        return core
+    return core[: core.rstrip().rfind(said[-1])]
 
 
 def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
