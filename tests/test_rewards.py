@@ -158,6 +158,10 @@ NORMALISED = [
     ("Response 1 is better", "1"),
     ("Response 2 is better than Response 1", "2"),
     ("Response 1 is worse", "2"),
+    # the response's noun in another language
+    ("Respuesta 1", "1"),
+    ("Antwort 2", "2"),
+    ("回答2", "2"),
 ]
 
 
@@ -180,6 +184,8 @@ AMBIGUOUS = [
     "one or two",
     "Response 1 or Response 2 is better",
     "Response 1 and Response 2",
+    # a verdict with a source is a sentence, not a verdict form (the reward stays strict)
+    "Response 1, according to the label at the top",
     "Response 1 is better in clarity",
     "Response C",
     "3",
