@@ -47,7 +47,14 @@ def _mmcritic(*args: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "mmcritic.cli", *args]
     environment = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # a hang shows its stack on SIGABRT
     return subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        # a run started in the background by a shell inherits SIGINT ignored, and Python then
+        # never turns Ctrl-C into KeyboardInterrupt: the child hears Ctrl-C as a terminal would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
