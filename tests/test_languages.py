@@ -41,6 +41,7 @@ _TIES = {
     "zh": ("平局", "平局1"),
     "ja": ("引き分け", "引き"),
     "ko": ("무승부", "승부"),
+    "ru": ("Ничья", "Ничья 1"),
 }
 
 
@@ -204,7 +205,14 @@ READ_PER_LANGUAGE = [
     ("pt", "ordinal", "A primeira imagem é a mais realista.", "A"),
     ("pt", "verdict", "A resposta 1 é portanto melhor.", "1"),
     ("pt", "text", "O remetente é João Silva.", "João Silva"),
+    ("ru", "final", "Правильный ответ: B", "B"),
+    ("ru", "verdict", "Ответ 2 лучше.", "2"),
+    ("ru", "yes_no", "Да, машина красная.", "yes"),
+    ("ru", "yes_no", "Нет, светофор показывает красный сигнал.", "no"),
+    ("ru", "yes_no", "Не уверен, изображение тёмное.", "unclear"),
+    ("ru", "ordinal", "Второе изображение похоже на настоящее фото.", "B"),
     ("zh", "final", "所以答案是B。", "B"),
+    ("zh", "yes_no", "看起来像星巴克的，但是文字写的是“STARDUCKS”，所以不是星巴克的标志。", "no"),
     ("zh", "verdict", "我更倾向于第二个回答。", "2"),
     ("de", "yes_no", "Das Auto ist blau, also nein.", "no"),
     ("fr", "yes_no", "La voiture est rouge, donc oui.", "yes"),
@@ -340,6 +348,8 @@ _SAME_SIZE = {
            "左の円の方が明らかに大きく見えます。"),
     "ko": ("왼쪽 원이 오른쪽 원보다 큽니까?", "두 원의 크기는 같습니다.",
            "왼쪽 원이 분명히 더 크게 보입니다."),
+    "ru": ("Левый круг больше правого?", "Оба круга одинакового размера.",
+           "Левый круг явно больше."),
 }  # fmt: skip
 
 
