@@ -59,3 +59,9 @@ def test_the_subject_answers_a_which_question_restated():
     question = "Which country has the highest share of renewable energy?"
     assert subject_answer(text, question) == "Norway"
     assert subject_answer("Sweden is second.", question) is None
+
+
+def test_a_view_offered_before_the_subject_is_no_part_of_it():
+    question = "Which country has the highest value?"
+    for opening in ("I think", "It looks like", "It seems that", "So I believe"):
+        assert subject_answer(f"{opening} Norway has the highest value.", question) == "Norway"

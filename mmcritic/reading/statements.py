@@ -71,6 +71,8 @@ _SOURCE_ASIDE = re.compile(
 )
 # a sentence that opens by concluding: "Therefore ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
+# what opens a subject before the answer it names: "So", "It looks like" (Norway has ...)
+_SUBJECT_LEADS = re.compile(rf"(?:\s*(?:{_CONCLUDES.pattern}|{pattern('opinions')})[\s,]*)+", re.I)
 # a clause that gives a result of what its sentence lists: "8% and 9%, which add up to 17"
 RESULT = re.compile(pattern("results"), re.IGNORECASE)
 # an explanation of a statement: "because ...", ", as the boundary is made up of 12 sides"
@@ -252,7 +254,7 @@ def subject_answer(text: str, question: str) -> str | None:
         predicate = content_words(clause[verb.end() :])
         if predicate & asked and ranked <= predicate:
             subject = clause[: verb.start()]
-            opening = _CONCLUDES.match(subject)  # "So Services employs the most people."
+            opening = _SUBJECT_LEADS.match(subject)  # "So Services employs the most people."
             subject = subject[opening.end() :].lstrip(" ,") if opening else subject
             return LEADING_ARTICLE.sub("", subject).strip()
     return None
