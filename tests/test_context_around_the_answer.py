@@ -1665,3 +1665,12 @@ def test_a_question_back_to_the_user_picks_no_option() -> None:
     )
     assert read_choice(unable, "ABCD", laps).letter is None
     assert read_choice("It is D, the final lap. Want more detail?", "ABCD", laps).letter == "D"
+
+
+def test_a_sentence_cut_off_after_the_answer_is_no_part_of_it() -> None:
+    response = (
+        "The principal investigator is Dr. Helen M. Carver. Her affiliation is listed as the "
+        "Department of Medicine at the University of"
+    )
+    question = "What is the name of the principal investigator?"
+    assert text_answer(response, question) == "Dr. Helen M. Carver"

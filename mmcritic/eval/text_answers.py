@@ -345,8 +345,8 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     """The sentence that states the answer: holding the kind of value asked for (a date for
     "when"), stating a value after its verb, or restating the question; else the first line."""
     kept = [s for s in sentences("\n".join(lines)) if not (is_cut_off(s) or _only_apology(s))]
-    if len(kept) < 2:
-        return lines[0]
+    if len(kept) < 2:  # "The PI is Dr. Helen M. Carver. Her affiliation is listed as the"
+        return kept[0] if kept else lines[0]
     if _is_bare(kept[0]) and len(kept[0].split()) <= 4 and not kept[0][0].islower():
         return kept[0]  # "18-29. Younger adults are much more likely ...": said first
     if not question:
