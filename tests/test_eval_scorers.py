@@ -690,6 +690,9 @@ def test_html_answer_tags_and_bold_hold_the_answer(response, expected):
         ("Overall Judgment: Answer 2 is better.\n\nUpon closer inspection, the stamp reads 12 May,"
          " as Answer 1 says. I retract my earlier judgment: Answer 1 is better.", "1"),
         ("Response 1 is better. Response 2 is better.", None),
+        ("## Evaluation\n- **Response 1:** reads 42.\n\n## Verdict\nResponse 2", "2"),
+        ("### Verdict\n**Response 1** — it reads the slogan exactly.", "1"),
+        ("Response 2 better.", "2"),
     ],
 )  # fmt: skip
 def test_a_critic_verdict_is_read_from_a_label_a_bare_index_and_a_retraction(critique, expected):
