@@ -1674,3 +1674,17 @@ def test_a_sentence_cut_off_after_the_answer_is_no_part_of_it() -> None:
     )
     question = "What is the name of the principal investigator?"
     assert text_answer(response, question) == "Dr. Helen M. Carver"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "The badge reads Ellen Marsh. On closer inspection,",
+        "The fax is addressed to Dr. Marsh. Correction: on second look,",
+        "The letter is signed by Thomas Gray. Actually,",
+    ],
+)
+def test_an_answer_cut_off_as_it_corrects_itself_states_nothing(response) -> None:
+    assert text_answer(response, "Who is named?") == ""
+    finished = response + " it is Ellen Marsh."
+    assert text_answer(finished, "Who is named?") == "Ellen Marsh"

@@ -693,6 +693,8 @@ def test_html_answer_tags_and_bold_hold_the_answer(response, expected):
         ("## Evaluation\n- **Response 1:** reads 42.\n\n## Verdict\nResponse 2", "2"),
         ("### Verdict\n**Response 1** — it reads the slogan exactly.", "1"),
         ("Response 2 better.", "2"),
+        ("Is Response 1 better? It is longer, but its count of 7 windows is wrong.", None),
+        ("Is Response 1 better? No: its count is wrong. Response 2 is better.", "2"),
     ],
 )  # fmt: skip
 def test_a_critic_verdict_is_read_from_a_label_a_bare_index_and_a_retraction(critique, expected):

@@ -137,8 +137,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         return _trimmed(stated)
     answer = clean_latex(answer_region(response), keep_bold=True)
     # what it settles on after its last self-correction: "47-1129. Wait, ... so it is 47-1192."
-    after = reading_of(answer).after_last("correction") or ""
-    if re.search(r"\w", after):
+    if (after := reading_of(answer).after_last("correction")) is not None:
+        if not re.search(r"\w", after):
+            return ""  # cut off as it corrects itself: "The badge reads Ellen Marsh. Actually,"
         answer = after.lstrip(" ,.:;—–-").rstrip()
     lines = _answer_lines(clean_latex(LATEX_INLINE.sub(r"\1", answer)), question)
     if not lines:
