@@ -1688,3 +1688,14 @@ def test_an_answer_cut_off_as_it_corrects_itself_states_nothing(response) -> Non
     assert text_answer(response, "Who is named?") == ""
     finished = response + " it is Ellen Marsh."
     assert text_answer(finished, "Who is named?") == "Ellen Marsh"
+
+
+@pytest.mark.parametrize(
+    "response",
+    ["2016, with sales of 3.2 million units.", "2016 — with sales of 3.2 million units."],
+)
+def test_a_year_named_before_the_figure_beside_it_is_the_answer(response) -> None:
+    question = "In which year did sales peak?"
+    assert relaxed_match(response, "2016", question=question)
+    assert not relaxed_match(response.replace("2016", "2015"), "2016", question=question)
+    assert not relaxed_match("2016 or 2017, with sales of 3.2 million.", "2016", question=question)

@@ -141,8 +141,10 @@ def relaxed_match(
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)
     if _offers_another(prediction, span):
         return False
-    if YEAR.fullmatch(target):
-        return any(number.value == expected.value for number in _stated_numbers(span))
+    if YEAR.fullmatch(target):  # or the one year a text answer names: "2016, with 3.2m sales"
+        named = _stated_numbers(text_answer(prediction, question))
+        named = named if len(named) == 1 else []
+        return any(number.value == expected.value for number in _stated_numbers(span) + named)
     predicted = (None if float(expected.value).is_integer() else _ratio(span)) or _quantity(span)
     return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
 
