@@ -1699,3 +1699,17 @@ def test_a_year_named_before_the_figure_beside_it_is_the_answer(response) -> Non
     assert relaxed_match(response, "2016", question=question)
     assert not relaxed_match(response.replace("2016", "2015"), "2016", question=question)
     assert not relaxed_match("2016 or 2017, with sales of 3.2 million.", "2016", question=question)
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "answer"),
+    [
+        ("The labels on both boxes say Acme Foods.", "What company is on the boxes?", "Acme Foods"),
+        ("The letterhead reads Liggett Group Inc. — no, actually, looking again, the logo and "
+         "text at the top say Lorillard Corporation.", "Which company's name appears in the "
+         "letterhead?", "Lorillard Corporation"),
+        ("The two stamps show Dec 3, 1979.", "What date is stamped?", "Dec 3, 1979"),
+    ],
+)  # fmt: skip
+def test_what_plural_things_say_or_show_is_the_answer(response, question, answer) -> None:
+    assert text_answer(response, question) == answer
