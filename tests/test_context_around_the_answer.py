@@ -12,6 +12,7 @@ from mmcritic.eval.answers import (
     is_cut_off,
     number_word,
     parse_number,
+    same_words,
 )
 from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.scorers import anls, letter_score, math_equal, numeric_match, relaxed_match
@@ -1713,3 +1714,11 @@ def test_a_year_named_before_the_figure_beside_it_is_the_answer(response) -> Non
 )  # fmt: skip
 def test_what_plural_things_say_or_show_is_the_answer(response, question, answer) -> None:
     assert text_answer(response, question) == answer
+
+
+def test_a_plural_that_adds_no_ending_names_the_same_thing() -> None:
+    assert same_words("The mitochondria", "Mitochondrion")
+    assert same_words("nuclei", "Nucleus")
+    assert same_words("bacterium", "bacteria")
+    assert not same_words("the bus", "bi")
+    assert not same_words("mitochondria", "Chloroplast")

@@ -992,6 +992,14 @@ def test_mmvu_reads_british_spelling_as_the_american_gold():
     assert task.score("Body-centred cubic", task.problem(row)).score == 0.0
 
 
+def test_mmvu_reads_a_plural_that_adds_no_ending_as_its_singular():
+    row = {"question": "Which organelle makes ATP?", "answer": "Mitochondrion", "choices": {},
+           "question_type": "open-ended", "video": "v.mp4"}  # fmt: skip
+    task = get_task("mmvu")
+    assert task.score("The mitochondria.", task.problem(row)).score == 1.0
+    assert task.score("The chloroplasts.", task.problem(row)).score == 0.0
+
+
 @pytest.mark.parametrize(
     ("response", "question", "expected"),
     [

@@ -148,6 +148,11 @@ _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: "octagonal" for "octagon"
 _INFLECTIONS = frozenset({"", *words("inflections")})
+# a plural's ending and its singular's, either way: "mitochondria", "mitochondrion"
+_NUMBER_SWAPS = [
+    *map(tuple, words("plural_endings")),
+    *((b, a) for a, b in words("plural_endings")),
+]
 # a last line that labels its value: "Intersection: (2, 3)", "Answer: 7"
 _LABELLED_VALUE = re.compile(r"^\s*[^\W\d_][^:=\n]{0,40}:\s*([^=]*\d[^=]*)$")
 # a spelling read as the language's other one ("colour" as "color"), from the language data
@@ -413,7 +418,14 @@ def _same_word(said: str, wanted: str) -> bool:
         (longer.startswith(shorter) and longer[len(shorter) :] in _INFLECTIONS)
         or (shorter.endswith("le") and longer == shorter[:-2] + "ular")  # circle, circular
         for longer, shorter in ((said, wanted), (wanted, said))
-    )
+    ) or said in other_number(wanted)
+
+
+def other_number(word: str) -> set[str]:
+    """A word's plural or singular where the plural adds no ending ("mitochondrion",
+    "mitochondria"), from the language data's `plural_endings`."""
+    ends = [(end, other) for end, other in _NUMBER_SWAPS if word.endswith(end) and len(word) > 5]
+    return {word[: -len(end)] + other for end, other in ends}
 
 
 def plain_words(text: str) -> str:

@@ -6,7 +6,7 @@ import json
 import re
 
 from mmcritic.eval import metrics
-from mmcritic.eval.answers import plain_words
+from mmcritic.eval.answers import other_number, plain_words
 from mmcritic.eval.scorers import letter_score, numeric_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
@@ -72,7 +72,8 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
     if not predicted or reading_of(answer).has("alternatives"):
         return False
-    plural = rf"(?<!\w){re.escape(expected)}(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
+    forms = "|".join(map(re.escape, {expected, *other_number(expected)}))  # "mitochondria"
+    plural = rf"(?<!\w)(?:{forms})(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
     spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
     if any(re.search(plural, text) for text in (predicted, spelled_out)):
         return True
