@@ -984,20 +984,19 @@ def test_hundreds_in_words_are_one_number(text, expected):
     assert number_word(text) == expected
 
 
-def test_mmvu_reads_british_spelling_as_the_american_gold():
-    row = {"question": "Which lattice is shown?", "answer": "Face-centered cubic", "choices": {},
+@pytest.mark.parametrize(
+    ("gold", "right", "wrong"),
+    [
+        ("Face-centered cubic", "FCC (face-centred cubic)", "Body-centred cubic"),  # spelling
+        ("Mitochondrion", "The mitochondria.", "The chloroplasts."),  # a plural with no ending
+    ],
+)
+def test_mmvu_reads_another_form_of_the_gold_as_the_gold(gold, right, wrong):
+    row = {"question": "Which one is shown?", "answer": gold, "choices": {},
            "question_type": "open-ended", "video": "v.mp4"}  # fmt: skip
     task = get_task("mmvu")
-    assert task.score("FCC (face-centred cubic)", task.problem(row)).score == 1.0
-    assert task.score("Body-centred cubic", task.problem(row)).score == 0.0
-
-
-def test_mmvu_reads_a_plural_that_adds_no_ending_as_its_singular():
-    row = {"question": "Which organelle makes ATP?", "answer": "Mitochondrion", "choices": {},
-           "question_type": "open-ended", "video": "v.mp4"}  # fmt: skip
-    task = get_task("mmvu")
-    assert task.score("The mitochondria.", task.problem(row)).score == 1.0
-    assert task.score("The chloroplasts.", task.problem(row)).score == 0.0
+    assert task.score(right, task.problem(row)).score == 1.0
+    assert task.score(wrong, task.problem(row)).score == 0.0
 
 
 @pytest.mark.parametrize(
