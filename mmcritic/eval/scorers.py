@@ -141,10 +141,11 @@ def relaxed_match(
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)
     if _offers_another(prediction, span):
         return False
-    if YEAR.fullmatch(target):  # or the one year a text answer names: "2016, with 3.2m sales"
-        named = _stated_numbers(text_answer(prediction, question))
-        named = named if len(named) == 1 else []
-        return any(number.value == expected.value for number in _stated_numbers(span) + named)
+    if YEAR.fullmatch(target):
+        if any(number.value == expected.value for number in _stated_numbers(span)):
+            return True
+        named = _stated_numbers(text_answer(prediction, question))  # "2016, with 3.2m sales"
+        return len(named) == 1 and named[0].value == expected.value
     predicted = (None if float(expected.value).is_integer() else _ratio(span)) or _quantity(span)
     return predicted is not None and _relaxed_equal(predicted, expected, tolerance)
 
