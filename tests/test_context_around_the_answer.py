@@ -20,7 +20,7 @@ from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading.final import stated_answer
+from mmcritic.reading.final import final_answer, stated_answer
 from mmcritic.rewards.parsing import parse_judgement
 
 OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
@@ -1722,3 +1722,122 @@ def test_a_plural_that_adds_no_ending_names_the_same_thing() -> None:
     assert same_words("bacterium", "bacteria")
     assert not same_words("the bus", "bi")
     assert not same_words("mitochondria", "Chloroplast")
+
+
+def test_actually_no_takes_back_the_answer_before_it() -> None:
+    question = "Which brand has the largest share?"
+    response = (
+        "Apple has the largest share. Actually no — the purple segment labelled Samsung is "
+        "slightly bigger, so Samsung."
+    )
+    assert relaxed_match(response, "Samsung", question=question)
+    assert not relaxed_match(response, "Apple", question=question)
+    assert relaxed_match("The value is 10. Actually, no, it is 12.", "12", question="Value?")
+    assert not relaxed_match("The value is 10. Actually, no, it is 12.", "10", question="Value?")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Point A is on the wheel. Point B is on the seat. Point C and Point D are both on the "
+        "handlebar, like the reference, so it's one of those.",
+        "C and D both fit, so it must be one of the two.",
+    ],
+)
+def test_narrowing_to_one_of_two_options_picks_neither(response) -> None:
+    options = ["Point A", "Point B", "Point C", "Point D"]
+    assert read_choice(response, "ABCD", options).letter is None
+    settled = response + " Looking closer, the circle sits on the grip, so D."
+    assert read_choice(settled, "ABCD", options).letter == "D"
+
+
+def test_what_an_answer_says_it_cannot_confirm_it_does_not_state() -> None:
+    refusal = 'Sorry, I cannot confirm whether the word is "COFFEE" — the image is too blurry.'
+    assert not substring_match(final_answer(refusal), ["coffee"])
+    read_anyway = 'I cannot confirm whether the word is "COFFEE", but it reads COFFEE.'
+    assert substring_match(final_answer(read_anyway), ["coffee"])
+    unsure = "Sorry, I can't tell if it is B — the image is too small."
+    assert read_choice(final_answer(unsure), "ABCD", OPTIONS).letter is None
+    # a question it cannot settle between two answers stays a hedge
+    assert "5 or 6" in final_answer("It's hard to tell whether x is 5 or 6, so B and C.")
+
+
+def test_reasoning_cut_off_at_its_result_picks_no_option() -> None:
+    options = ["2 Ω", "4 Ω", "6 Ω", "8 Ω"]
+    response = (
+        "The 6 Ω and 3 Ω resistors are in parallel: 6·3/(6+3) = 2 Ω. This 2 Ω combination is "
+        "in series with the 4 Ω resistor, giving"
+    )
+    assert read_choice(response, "ABCD", options).letter is None
+    assert read_choice(response + " 6 Ω, option C.", "ABCD", options).letter == "C"
+
+
+def test_heights_hard_to_compare_pick_no_option() -> None:
+    options = ["The streetlight", "The tree", "The traffic light", "The building"]
+    response = (
+        "The streetlight is about 8 m. The tree reaches roughly the same height. The building "
+        "extends beyond the top of the frame, but perspective makes heights hard to compare."
+    )
+    assert read_choice(response, "ABCD", options).letter is None
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "answer"),
+    [
+        ("Box 7 contains the code A7-X.", "What is the code entered in box 7?", "A7-X"),
+        ("NCI stands for the National Cancer Institute.", "What does NCI stand for?",
+         "National Cancer Institute"),
+        ("CTR stands for Council for Tobacco Research. No wait, it's Center for Tobacco "
+         "Research.", "What does CTR stand for?", "Center for Tobacco Research"),
+        ("### Title\nPer Capita Consumption, 1950–1985", "What is the title of the graph?",
+         "Per Capita Consumption, 1950–1985"),
+        ("Distribution list (first entry): B. Bouton", "What is the first name on the "
+         "distribution list?", "B. Bouton"),
+        ("The 2-page letter, dated 1982, is signed by Harold T. Baker.",
+         "Who signed the letter?", "Harold T. Baker"),
+        ("The sender is therefore the signatory, Robert Klein.", "Who is the sender of the memo?",
+         "Robert Klein"),
+        ("Das Datum des Briefes ist der 3. Februar 1982.", "What is the date of the letter?",
+         "3. Februar 1982"),
+    ],
+)  # fmt: skip
+def test_a_document_answer_is_read_past_the_words_around_it(response, question, answer) -> None:
+    assert text_answer(response, question) == answer
+
+
+def test_a_labelled_option_in_an_answer_cut_off_later_is_its_pick() -> None:
+    options = ["A-B-D-F", "A-C-E-F", "A-B-E-F", "A-C-D-F"]
+    response = (
+        "The critical path is A-B-D-F (option A), with a total duration of 18 days. Path "
+        "A-C-E-F takes 15 days, path A-B-E-F takes 16 days, and path"
+    )
+    assert read_choice(response, "ABCD", options).letter == "A"
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "gold", "stated"),
+    [
+        ("The smallest segment is 'Other' at 7%. This is followed by 'Transport' at 11%, then "
+         "'Housing' at", "What is the value of the smallest segment?", "7", True),
+        ("The segments are 'Other' at 7%, 'Transport' at 11%, then 'Housing' at",
+         "What is the value of the smallest segment?", "7", False),
+        ("To find it, compare 'Other' at 7% and 'Transport' at 11%. The smallest is",
+         "What is the value of the smallest segment?", "7", False),
+    ],
+)  # fmt: skip
+def test_a_value_stated_before_the_answer_is_cut_off_counts(response, question, gold, stated):
+    assert relaxed_match(response, gold, question=question) is stated
+
+
+def test_an_open_answer_counts_when_cut_off_after_it() -> None:
+    worked = "Break-even units = 50,000 / (30 − 10) = 2,500 units."
+    assert open_match(
+        f"{worked}\n\nTo verify: at 2,500 units, revenue is $75,000 and cost is", "2500"
+    )
+    assert not open_match("Break-even units = 50,000 / (30 − 10) =", "2500")
+
+
+def test_a_part_counted_before_its_whole_is_the_count() -> None:
+    question = "How many bars have values larger than 40?"
+    assert answer_span("3 of the 7 bars are above 40.", question) == "3"
+    assert answer_span("There are 7 bars, and 3 of them are above 40.", question) == "3"

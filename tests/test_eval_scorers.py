@@ -989,6 +989,7 @@ def test_hundreds_in_words_are_one_number(text, expected):
     [
         ("Face-centered cubic", "FCC (face-centred cubic)", "Body-centred cubic"),  # spelling
         ("Mitochondrion", "The mitochondria.", "The chloroplasts."),  # a plural with no ending
+        ("Hydrogen gas (H2)", "Hydrogen (H₂).", "Oxygen (O₂)."),  # a formula in brackets
     ],
 )
 def test_mmvu_reads_another_form_of_the_gold_as_the_gold(gold, right, wrong):

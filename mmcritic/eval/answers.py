@@ -127,6 +127,8 @@ _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
     rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
+# a part counted before the whole it is part of: "3 of the 7 bars"
+_PART_OF = re.compile(rf"(?<![\w.,])(\d[\d,]*)\s+{pattern('parts_of')}\s+$", re.IGNORECASE)
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
 _JOIN = pattern("clause_joins")
 _CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{_JOIN}\s+)?|\s+{_JOIN}\s+")
@@ -171,7 +173,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
-    if is_cut_off(text):
+    if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
     equated = [at for at, line in enumerate(lines) if "=" in line]
@@ -213,6 +215,14 @@ def answer_span(response: str, question: str | None = None) -> str:
     if asked and _verb_then_value(asked[0]) and _names_asked(asked[0], question):
         tail = asked[0][_COPULA.search(asked[0]).end() :]
     return tail.strip() if holds_digit(tail) else clause.strip()
+
+
+def _answered_before_cut(text: str, question: str | None) -> str:
+    """The first sentence of an answer cut off later, when it answers the question: it restates
+    what is asked and states a number ("The smallest segment is 'Other' at 7%. This is followed
+    by 'Transport' at 11%, then 'Housing' at"); else ""."""
+    first, *rest = sentences(text)
+    return first if rest and holds_digit(first) and subject_restates(first, question or "") else ""
 
 
 def _stated_before_appositive(tail: str) -> str:
@@ -349,7 +359,9 @@ def stated_count(text: str, question: str | None) -> str | None:
     totalled = [m for m in found if asks_total and _IN_TOTAL.match(last, m.end())]
     # the count a colon then breaks down: "There are 8 triangles: 4 small ones, ..., and 1 large"
     broken_down = [m for m in found if m.end() <= last.find(": ")]
-    count_text = (total or (totalled or broken_down or found)[-1]).group(1)
+    chosen = total or (totalled or broken_down or found)[-1]
+    part = _PART_OF.search(last[: chosen.start()])  # "3 of the 7 bars" counts 3 of them
+    count_text = (part or chosen).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return last if reading_of(last).has("alternatives") else count_text
 

@@ -432,12 +432,12 @@ def _main_clause_pick(core: str, letters: Sequence[str], options: Sequence[str])
 
 def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice | None:
     """The one option the answer names by its text and then its own letter ("into the pupa, which
-    is option B"), rejected and contrasted mentions aside."""
+    is option B", "A-B-D-F (option A)"), rejected and contrasted mentions aside."""
     labelled = {
         letter
         for letter, _, end in _text_mentions(core, zip(letters, options, strict=False))
         if re.match(
-            rf"\s*\(\s*{letter}\s*\)|,?\s*{pattern('naming_clauses')}\s+{_OPTION_NOUN}\s+"
+            rf"\s*\(\s*(?:{_OPTION_NOUN}\s+\(?)?{letter}\s*\)|,?\s*{pattern('naming_clauses')}\s+{_OPTION_NOUN}\s+"
             rf"\(?{letter}\b",
             core[end:],
         )

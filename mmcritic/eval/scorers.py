@@ -129,6 +129,9 @@ def relaxed_match(
     expected = parse_number(target) if is_plain_number(target) else None
     if expected is None:
         stated = text_answer(prediction, question)
+        # what follows its last self-correction: "Apple has the largest. Actually no, ... Samsung."
+        corrected = reading_of(prediction).after_last("correction")
+        prediction = prediction if corrected is None else corrected
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
         core = subject_core(subject, question) if subject else None  # "The orange segments"
         named = subject_core(stated, question)  # "represented by the red line"

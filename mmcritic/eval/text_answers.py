@@ -10,6 +10,7 @@ import re
 
 from mmcritic.eval.answers import (
     AND_SPLIT,
+    ASIDE,
     LATEX_INLINE,
     SCALES,
     holds_digit,
@@ -54,6 +55,7 @@ _TEXT_KEY_PHRASES = (
 _LATER_COPULA = re.compile(
     rf"^(?:[^\W\d_][\w-]*\s+){{1,4}}?(?:{COPULAS}|{pattern('apparent_copulas')})\s+", re.I
 )
+_CONCLUDING_ADVERB = re.compile(rf"\s({COPULAS}),?\s+{pattern('conclusions')},?\s+", re.I)
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14"
 _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
@@ -79,6 +81,7 @@ _ASKS_TEXT = re.compile(rf"\b{pattern('text_questions')}\b", re.IGNORECASE)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
 _COPULA_WORDS = frozenset(words("copulas"))
+_LAST_WORD = re.compile(r"\b(\w+)\s*\?\s*$")
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
 _WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
@@ -120,6 +123,8 @@ _NUMBER_TOKEN = re.compile(
     rf"(?:%|\s+(?:{pattern('percent_words')}|{'|'.join(SCALES)})\b"
     r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)(?:/[a-z]+)?\b|\s?[$€£])?(?!-?\w)"
 )
+# a markdown heading of a few words, which labels the lines under it: "### Title"
+_HEADING = re.compile(r"^#{1,6}\s+([^\W\d_][\w ]{0,30}?)\s*:?$")
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
 _QUOTED = re.compile(
@@ -177,6 +182,8 @@ def _narrowed(sentence: str) -> str | None:
     if reading_of(sentence).has("two_readings"):
         return None  # 'either "Project Greenleaf" or "Project Greenfield"'
     sentence = LONG_ASIDE.sub("", sentence)  # '7 (printed as "- 7 -")' states 7
+    # "so" after a verb is no clause of its own: "The sender is therefore the signatory, ..."
+    sentence = _CONCLUDING_ADVERB.sub(r" \1 ", sentence)
     conclusion = reading_of(f" {sentence}").parts("conclusion")  # "So August." is August
     one_value = len(conclusion[-1].split()) == 1  # "the year is 93, so 11/30/93"
     if len(conclusion) > 1 and (one_value or not _is_bare(conclusion[-1])):
@@ -266,6 +273,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     if tail != clause:
         # a name less the noun after it that the question asks about: "Hyatt Regency hotel"
         tail = LEADING_ARTICLE.sub("", tail)
+        tail = tail if keep_asked_words else _without_asked_words(tail, question)  # "code A7-X"
         *name, last = tail.rstrip(".").split() or [""]
         if name and all(word[0].isupper() for word in name) and last in content_words(question):
             tail = " ".join(name)
@@ -274,7 +282,11 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
 
 def _without_title(span: str, question: str) -> str:
     """For a question asking for a person, the name less its title ("R. J. Marshall, VP")."""
-    return _TITLE_AFTER_NAME.split(span, maxsplit=1)[0] if _ASKS_WHO.match(question) else span
+    if not _ASKS_WHO.match(question):
+        return span
+    name, *after = _TITLE_AFTER_NAME.split(span, maxsplit=1)
+    # a role before the name: "the signatory, Robert Klein"
+    return after[0] if after and LEADING_ARTICLE.match(name) and after[0][:1].isupper() else name
 
 
 def _answer_lines(text: str, question: str) -> list[str]:
@@ -284,6 +296,7 @@ def _answer_lines(text: str, question: str) -> list[str]:
     for line in filter(None, map(str.strip, text.splitlines())):
         cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
         lines.append(f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else line)
+    lines[:-1] = [_HEADING.sub(r"\1:", line) for line in lines[:-1]]  # a heading over a line
     items = [_LIST_ITEM.match(line) is not None for line in lines]
     after_list = any(items[:-1]) and not items[-1] and not _is_bare(lines[-1])
     if after_list and content_words(lines[-1]) & content_words(question):
@@ -307,7 +320,8 @@ def _labelled_value(lines: list[str], question: str) -> str | None:
 def _label(line: str) -> tuple[str, str] | None:
     """(label, value) of a label line of at most three words ("Total due: $1,245.00")."""
     found = _LABEL.match(line)
-    return (found[1], found[2]) if found and len(found[1].split()) <= 3 else None
+    short = found and len(ASIDE.sub("", found[1]).split()) <= 3  # "Distribution list (first entry)"
+    return (found[1], found[2]) if short else None
 
 
 def _in_range(clause: str, question: str) -> str | None:
@@ -412,6 +426,10 @@ def _after_restated(clause: str, question: str) -> str | None:
     if not keys or keys[-1] == len(words) - 1:
         return None
     tail = _LATER_COPULA.sub("", " ".join(words[keys[-1] + 1 :]))
+    # the preposition the question's verb ends on: "stands for X" for "What does it stand for?"
+    particle = _LAST_WORD.search(question)
+    if particle and particle[1].lower() in _RESTATING_WORDS:
+        tail = re.sub(rf"^{particle[1]}\s+", "", tail, flags=re.I)
     return _before_trailing_place(_PASSIVE.sub("", tail), question)
 
 

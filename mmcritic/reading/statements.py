@@ -27,6 +27,8 @@ _CONTEXT_CLAUSE = re.compile(
     rf"|\s+{COMPARISONS}\s",
     re.IGNORECASE,
 )
+# context set between a subject and its verb, which ends no clause: "The letter, dated 1982, is"
+_ENCLOSED_CONTEXT = re.compile(rf",\s*(?:{_OPENERS})\b[^,;:]{{1,40}},\s+(?=(?:{COPULAS})\s)", re.I)
 # a phrase that opens a sentence with its context: "According to the chart, ...", "Of the 6
 # samples listed, ..."; a gerund opens one with its object or a preposition ("Adding the tax"),
 # not as a noun that is the subject ("Spending rose from ...")
@@ -41,6 +43,8 @@ _SENTENCE_END = re.compile(
 MONTH_ABBREVIATIONS = pattern("month_abbreviations")
 _ABBREVIATIONS = rf"(?:{pattern('abbreviations')}|{MONTH_ABBREVIATIONS})"
 _ABBREVIATED = re.compile(rf"\b(?:[A-Z]|{_ABBREVIATIONS})\.$")
+# a day written as an ordinal before its month, which ends no sentence: "der 3. Februar 1982"
+_DAY_NUMBER, _MONTH_FIRST = re.compile(r"\b\d{1,2}\.$"), re.compile(rf"^(?:{pattern('months')})\b")
 # a word abbreviation or initials whose period belongs to an answer: "Acme Laboratories, Inc.",
 # "Washington, D.C."
 _OWN_PERIOD = re.compile(rf"\b{_ABBREVIATIONS}\.$|(?<![\w.])(?:[A-Za-z]\.){{2,}}$", re.I)
@@ -97,7 +101,8 @@ def sentences(text: str) -> list[str]:
     full stop inside a quote ('The heading is "Table 3. Nicotine Content by Brand".')."""
     groups: list[list[str]] = []
     for piece in filter(None, (piece.strip() for piece in _unquoted_split(text.strip()))):
-        if groups and _ABBREVIATED.search(groups[-1][-1]):
+        last = groups[-1][-1] if groups else ""
+        if _ABBREVIATED.search(last) or (_DAY_NUMBER.search(last) and _MONTH_FIRST.match(piece)):
             groups[-1].append(piece)
         else:
             groups.append([piece])
@@ -149,7 +154,7 @@ def clauses(sentence: str) -> list[str]:
     """A sentence cut where a clause adds context, main clause first, leading phrases of context
     last (innermost first). A colon after more than three words ends the main clause too; a
     label's colon ("Age gap: 7") does not."""
-    openers = []
+    openers, sentence = [], _ENCLOSED_CONTEXT.sub(" ", sentence)
     # "Adding the tax of $252.00, the invoice shows a total of $4,452.00"
     while (opener := _LEADING_CONTEXT.match(sentence)) is not None:
         openers.append(sentence[: opener.end()].strip(" ,"))

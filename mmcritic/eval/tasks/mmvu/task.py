@@ -20,7 +20,7 @@ _QUANTITY_TARGET = re.compile(
     r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
     r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
 )
-_ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{3,})\)")
+_ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{2,})\)")  # "(H2)", not "(s)"
 
 
 def build_problem(row: Row) -> Problem:
