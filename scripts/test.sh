@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs mmcritic with its test tools (and, as root with apt, Chromium for the demo's browser
-# test) and runs the fast test suite (pytest -m "not slow").
+# test) and runs the fast test suite (pytest -m "not slow", over pytest-xdist's workers).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -m slow` for the slow tests.
 set -euo pipefail
 
@@ -24,7 +24,9 @@ fi
 cd "$here"
 "$venv/bin/ruff" check .
 "$venv/bin/ruff" format --check .
+# the fast suite runs over one worker per core, at most four (each builds its own tiny models);
+# given arguments run as given, in one process: the slow tests start processes of their own
 if [ "$#" -eq 0 ]; then
-  set -- -m "not slow"
+  set -- -m "not slow" -n auto --maxprocesses 4
 fi
 exec "$venv/bin/python" -m pytest "$@"
