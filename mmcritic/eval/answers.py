@@ -26,6 +26,7 @@ from mmcritic.reading.statements import (
     content_words,
     main_clause,
     offers_two_marked,
+    restated_complement,
     sentences,
     stating_clause,
     subject_restates,
@@ -218,11 +219,15 @@ def answer_span(response: str, question: str | None = None) -> str:
 
 
 def _answered_before_cut(text: str, question: str | None) -> str:
-    """The first sentence of an answer cut off later, when it answers the question: it restates
-    what is asked and states a number ("The smallest segment is 'Other' at 7%. This is followed
-    by 'Transport' at 11%, then 'Housing' at"); else ""."""
+    """The first sentence of an answer cut off later, when it answers the question (restating
+    what is asked, one number in one clause) and what follows neither corrects nor turns from
+    it ("The smallest segment is 'Other' at 7%. This is followed by ..., then 'Housing' at");
+    else "", as for "The rating was 62%. Wait, I think the label above that"."""
     first, *rest = sentences(text)
-    return first if rest and holds_digit(first) and subject_restates(first, question or "") else ""
+    revised = any(reading_of(" ".join(rest)).has(kind) for kind in ("correction", "turn"))
+    said = restated_complement(first, question or "") or ""  # one clause, one number
+    stated = len(extract_numbers(said)) == 1 and len(AND_SPLIT.split(said)) == 1
+    return first if rest and stated and not revised else ""
 
 
 def _stated_before_appositive(tail: str) -> str:

@@ -131,7 +131,8 @@ def relaxed_match(
         stated = text_answer(prediction, question)
         # what follows its last self-correction: "Apple has the largest. Actually no, ... Samsung."
         corrected = reading_of(prediction).after_last("correction")
-        prediction = prediction if corrected is None else corrected
+        if corrected is not None and not reading_of(corrected).has("cannot_tell"):
+            prediction = corrected  # not "Food. Hmm, actually, I am not entirely sure."
         subject = subject_answer(prediction, question)  # "Norway has the highest share ..."
         core = subject_core(subject, question) if subject else None  # "The orange segments"
         named = subject_core(stated, question)  # "represented by the red line"

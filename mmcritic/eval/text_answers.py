@@ -90,6 +90,8 @@ _ASKS_YEAR = re.compile(rf"\b{pattern('year_questions')}\b", re.IGNORECASE)  # "
 _ASKS_DATE = re.compile(rf"\b{pattern('date_questions')}\b", re.IGNORECASE)  # "When ...?"
 _ASKS_WHERE = re.compile(rf"^\s*{pattern('place_questions')}\b", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # "Is it ...?"
+# the "no" a self-correction opens with, which answers no question that is not a yes/no one
+_OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.I)
 _MONTHS = pattern("months")
 # a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
@@ -140,12 +142,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     question's words before a number unless `keep_asked_words`; quotes and a final stop go."""
     if (stated := stated_answer(response)) is not None:
         return _trimmed(stated)
-    answer = clean_latex(answer_region(response), keep_bold=True)
-    # what it settles on after its last self-correction: "47-1129. Wait, ... so it is 47-1192."
-    if (after := reading_of(answer).after_last("correction")) is not None:
-        if not re.search(r"\w", after):
-            return ""  # cut off as it corrects itself: "The badge reads Ellen Marsh. Actually,"
-        answer = after.lstrip(" ,.:;—–-").rstrip()
+    answer = _corrected(clean_latex(answer_region(response), keep_bold=True), question)
+    if answer is None:
+        return ""
     lines = _answer_lines(clean_latex(LATEX_INLINE.sub(r"\1", answer)), question)
     if not lines:
         return ""
@@ -168,6 +167,20 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
     narrowed = _narrowed(without_restatement(sentence, question))
     return "" if narrowed is None else _sentence_answer(narrowed, question, keep_asked_words)
+
+
+def _corrected(answer: str, question: str) -> str | None:
+    """What an answer settles on after its last self-correction ("47-1129. Wait, ... so it is
+    47-1192."), less the "no" the correction opens with unless the question asks yes or no
+    ("Actually no — ..., so Samsung."); None when cut off as it corrects itself ("The badge
+    reads Ellen Marsh. Actually,")."""
+    after = reading_of(answer).after_last("correction")
+    if after is None:
+        return answer
+    if not re.search(r"\w", after):
+        return None
+    after = after.lstrip(" ,.:;—–-").rstrip()
+    return after if _YES_NO_QUESTION.match(question) else _OWN_NO.sub("", after)
 
 
 def _narrowed(sentence: str) -> str | None:

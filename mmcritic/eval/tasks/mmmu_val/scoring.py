@@ -40,13 +40,14 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     text target one occurring there (a one-letter target only as a word); a target written as
     a Python list means any of these. Departures, as a careful grader reads: only the last line
     with a key part counts (MMMU keeps every line's, so a number from the reasoning matches), and
-    none that is cut off mid-sentence; a
+    not one cut off mid-sentence unless it revises what came before; a
     fraction counts as its value and a quantity also in its base unit (`50 cm` is 0.5 m); a
     text target must be stated as whole words and not rejected."""
     golds = _targets(target)
-    said = sentences(prediction)
-    if is_cut_off(prediction) and len(said) > 1:
-        prediction = "\n".join(said[:-1])  # "... = 2,500 units.\n\nTo verify: ... total cost is"
+    *said, cut = sentences(prediction) or [""]
+    revised = any(reading_of(cut).has(kind) for kind in ("correction", "turn"))
+    if is_cut_off(prediction) and said and not revised:
+        prediction = "\n".join(said)  # "... = 2,500 units.\n\nTo verify: ... total cost is"
     numeric = any(is_plain_number(gold) for gold in golds)
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
     concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
