@@ -15,6 +15,7 @@ from mmcritic.eval.answers import (
     same_words,
 )
 from mmcritic.eval.choices import option_letters, read_choice
+from mmcritic.eval.registry import get_task
 from mmcritic.eval.scorers import anls, letter_score, math_equal, numeric_match, relaxed_match
 from mmcritic.eval.tasks.mmmu_val.scoring import open_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
@@ -1852,3 +1853,99 @@ def test_a_part_counted_before_its_whole_is_the_count() -> None:
     question = "How many bars have values larger than 40?"
     assert answer_span("3 of the 7 bars are above 40.", question) == "3"
     assert answer_span("There are 7 bars, and 3 of them are above 40.", question) == "3"
+
+
+def test_formula_options_are_told_apart_by_their_signs() -> None:
+    options = ["$y=x^2-1$", "$y=-x^2+1$", "$y=(x-1)^2$", "$y=x^2+1$", "$y=-(x+1)^2$"]
+    concluded = (
+        "The parabola opens downward with its vertex at (0, 1), so the function is $y=-x^2+1$."
+    )
+    assert read_choice(final_answer(concluded), "ABCDE", options).letter == "B"
+    assert read_choice("y = -x^2 + 1", "ABCDE", options).letter == "B"
+    assert read_choice("The answer is y=x^2+1.", "ABCDE", options).letter == "D"
+
+
+def test_where_a_value_was_read_off_is_no_part_of_it() -> None:
+    said = "a + b = 10, reading the intercepts (0, 4) and (6, 0) off the axes in the picture."
+    assert math_equal(said, "10", "What is $a+b$?")
+    assert not math_equal(said, "4", "What is $a+b$?")
+
+
+def test_a_closing_paragraph_that_checks_or_adds_is_no_answer() -> None:
+    question = "Find the volume of the cylinder."
+    said = (
+        "V = πr²h = π × 3² × 5 = 45π.\n\nFor reference, the lateral surface area is 30π and the "
+        "total surface area is 48π."
+    )
+    assert math_equal(said, "45π", question)
+    assert not math_equal(said, "48π", question)
+    assert answer_span("The mean is 5.\n\nCheck: 4 + 5 + 6 = 15", "What is the mean?") == "5"
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "value"),
+    [
+        ("Among the 5 age groups shown, adults aged 65+ have the lowest rate: 45%.",
+         "What percentage of adults aged 65+ use social media?", "45%"),
+        ("Angle 2 measures forty-five degrees.", "What is the measure of angle 2?", "45 degrees"),
+        ("The slope is 2, computed from the points (0, 3) and (2, 7).",
+         "What is the slope through (0, 3) and (2, 7)?", "2"),
+    ],
+)  # fmt: skip
+def test_a_number_as_the_question_names_it_states_no_value(response, question, value) -> None:
+    assert answer_span(response, question) == value
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Lo siento, no puedo ver claramente el contenido de la copa.",
+        "Désolé, je ne peux pas voir l'image.",
+        "Ich kann den Inhalt des Glases nicht erkennen.",
+        "Desculpe, não consigo ver a imagem.",
+    ],
+)
+def test_a_refusal_in_another_language_answers_neither_yes_nor_no(response) -> None:
+    assert yes_no(response, "Is the glass full of red wine?") == "unclear"
+    assert yes_no("No, la copa está vacía.", "Is the glass full of red wine?") == "no"
+
+
+def test_the_words_of_a_refusal_are_no_reading() -> None:
+    assert not substring_match("I am unable to read the handwriting in this image.", ["unable"])
+    assert not substring_match("Sorry, I can't make out the text in this image.", ["can"])
+    assert substring_match("It says CAN.", ["can"])
+    assert substring_match("COFFEE, though I am not sure.", ["coffee"])
+
+
+@pytest.mark.parametrize(
+    ("response", "question", "answer"),
+    [
+        ("The company name shown in the letterhead is Lorillard Corporation, and its address "
+         "is 666 Fifth Ave", "What is the company name in the letterhead?",
+         "Lorillard Corporation"),
+        ('I apologize — the text is faint, but it appears to say "Quality Assurance '
+         'Department".', "Which department issued the report?", "Quality Assurance Department"),
+    ],
+)  # fmt: skip
+def test_a_named_answer_is_read_before_a_number_and_past_an_apology(response, question, answer):
+    assert text_answer(response, question) == answer
+
+
+def test_mathvista_reads_a_text_answer_from_its_sentence() -> None:
+    row = {"pid": "1", "question": "Which country has the highest value in 2010?",
+           "query": "Which country has the highest value in 2010?", "answer": "Germany",
+           "question_type": "free_form", "answer_type": "text", "precision": None,
+           "choices": None, "image": "x.png"}  # fmt: skip
+    task = get_task("mathvista_testmini")
+    said = "Germany has the highest value in 2010, at about 41%."
+    assert task.score(said, task.problem(row)).score == 1.0
+    assert task.score("France has the highest value.", task.problem(row)).score == 0.0
+
+
+def test_a_value_concluded_before_the_cut_counts() -> None:
+    question = "What is the mean of the values?"
+    said = "The values are 3, 5 and 9. So the mean is 5.67. Next, the median of the"
+    assert relaxed_match(said, "5.67", question=question)
+    assert not relaxed_match(
+        said.replace("So the mean", "Wait, the mean"), "5.67", question=question
+    )

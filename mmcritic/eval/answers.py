@@ -11,6 +11,7 @@ import re
 import sys
 import unicodedata
 from dataclasses import dataclass
+from functools import partial
 
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import number_words, pattern, tens_words, words
@@ -128,6 +129,12 @@ _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
     rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
+# a paragraph after the answer that checks it or adds to it: "...\n\nCheck: figure 1 → 4 ✓, ..."
+_AFTERTHOUGHT = re.compile(
+    rf"(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*(?:{pattern('afterthoughts')})\b[\s\S]*$", re.I
+)
+# a number as a question names it, after its word: "aged 65", "Angle 2"
+_NAMED_NUMBER = re.compile(r"[^\W\d_]+\s+\d[\d.,]*\d|[^\W\d_]+\s+\d")
 # a part counted before the whole it is part of: "3 of the 7 bars"
 _PART_OF = re.compile(rf"(?<![\w.,])(\d[\d,]*)\s+{pattern('parts_of')}\s+$", re.IGNORECASE)
 # where a sentence's clauses meet: "10 years, and sales exceeded 500 in 3 of them"
@@ -169,7 +176,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     asks for, what follows the verb of a sentence stating a number, or all; "" when cut off."""
     if (stated := stated_answer(response)) is not None:
         return stated
-    region = answer_region(response)
+    region = _without_afterthought(answer_region(response))
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
@@ -202,7 +209,7 @@ def answer_span(response: str, question: str | None = None) -> str:
         text = corrected
     if (counted := stated_count(text, question)) is not None:
         return counted
-    clause = stating_clause(text, question, holds_digit, value_strength)
+    clause = stating_clause(text, question, partial(_states_a_value, question), value_strength)
     if clause is None:
         return text.strip()
     clause = number_word(clause)
@@ -218,16 +225,33 @@ def answer_span(response: str, question: str | None = None) -> str:
     return tail.strip() if holds_digit(tail) else clause.strip()
 
 
+def _states_a_value(question: str | None, clause: str) -> bool:
+    """Whether a clause holds a number other than as the question names it, with the word before
+    it ("adults aged 65+ have the lowest rate" states none for "... of adults aged 65+ ...?";
+    "Angle 2 measures forty-five degrees" states 45)."""
+    for named in _NAMED_NUMBER.findall(question or ""):
+        clause = re.sub(re.escape(named), " ", clause, flags=re.IGNORECASE)
+    return holds_digit(number_word(clause))
+
+
+def _without_afterthought(region: str) -> str:
+    """The answer text less a closing paragraph that checks or adds to a value stated before it
+    ("V = πr²h = 45π.\n\nFor reference, the lateral surface area is 30π")."""
+    kept = _AFTERTHOUGHT.sub("", region)
+    return kept if holds_digit(kept) else region
+
+
 def _answered_before_cut(text: str, question: str | None) -> str:
-    """The first sentence of an answer cut off later, when it answers the question (restating
-    what is asked, one number in one clause) and what follows neither corrects nor turns from
-    it ("The smallest segment is 'Other' at 7%. This is followed by ..., then 'Housing' at");
+    """An answer cut off mid-sentence, up to its last whole sentence, when that answers the
+    question (restating what is asked, one number in one clause: "So the acceleration is 4.14
+    m/s². Now, if we also wanted ...") and the cut sentence neither corrects nor turns from it;
     else "", as for "The rating was 62%. Wait, I think the label above that"."""
-    first, *rest = sentences(text)
-    revised = any(reading_of(" ".join(rest)).has(kind) for kind in ("correction", "turn"))
-    said = restated_complement(first, question or "") or ""  # one clause, one number
+    *complete, cut = sentences(text) or [""]
+    revised = any(reading_of(cut).has(kind) for kind in ("correction", "turn"))
+    last = reading_of(f" {complete[-1]}").parts("conclusion")[-1] if complete else ""
+    said = restated_complement(last.strip(), question or "") or ""  # one clause, one number
     stated = len(extract_numbers(said)) == 1 and len(AND_SPLIT.split(said)) == 1
-    return first if rest and stated and not revised else ""
+    return " ".join(complete) if stated and not revised else ""
 
 
 def _stated_before_appositive(tail: str) -> str:

@@ -108,6 +108,8 @@ _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\
 _LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
 # an option that is a value of digits and signs: "2/3", "1.5", "-4"
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
+# an option that is a formula, whose signs tell it from the others: "$y=-x^2+1$", "y = x^2 - 1"
+_FORMULA = re.compile(r"\$?[\w\s.,/:+−×÷*()-]*[=^][\w\s.,/:+−×÷*^()=-]*\$?")
 _BARE_LETTER = re.compile(r"\(?([A-Z])\)?[.)]?")
 _Hit = tuple[str, int, int]  # an option's text found in an answer: (letter, start, end)
 _SEVERAL_LETTERS = re.compile(
@@ -371,7 +373,10 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
     said = option_words(core)
     bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
     for letter, option in zip(letters, options, strict=False):
-        if said and option_words(option) in (said, bare):
+        if _FORMULA.fullmatch(option.strip()):  # by its signs too: "y = -x^2 + 1"
+            if _written(option) == _written(core):
+                return letter
+        elif said and option_words(option) in (said, bare):
             return letter
     words = said.split()
     if _LEADING_LETTER.match(core):
@@ -526,13 +531,18 @@ def rejected_before(text: str, at: int) -> bool:
     return REJECTED_BEFORE.search(text, max(0, at - _REJECTION_REACH), at) is not None
 
 
+def _written(formula: str) -> str:
+    return "".join(formula.split()).strip("$.")
+
+
 def _text_pattern(option: str) -> str:
     """An option's text as a pattern of its words: any punctuation or spacing between them, the
     last word also in the plural ("bevel gears" names "Bevel gear"), and a leading "the" or "an"
     of a longer text as any article or none (a leading "a" stays: "A" may be a letter). A value
-    of digits and signs is its own signs ("2/3" is not "2 × 3")."""
-    if _NUMERIC.fullmatch(option.strip()):
-        return r"\s*".join(re.escape(char) for char in option if not char.isspace())
+    of digits and signs, or a formula, is its own signs ("2/3" is not "2 × 3", "y=-x^2+1" not
+    "y=x^2-1")."""
+    if _NUMERIC.fullmatch(option.strip()) or _FORMULA.fullmatch(option.strip()):
+        return r"\s*".join(re.escape(char) for char in option.strip("$ ") if not char.isspace())
     said = plain_words(option).split()
     article = len(said) > 1 and len(said[0]) > 1 and said[0] in phrases("en", "articles")
     forms = [(word, NUMBER_WORDS.get(word), SPELLED.get(word)) for word in said[article:]]

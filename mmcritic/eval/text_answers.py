@@ -154,8 +154,9 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if lines[0].endswith(":") and len(lines) > 1:
         return _trimmed(lines[1])
     commented = _DASHED_COMMENT.match(lines[0])
-    if commented and _is_bare(commented.group(1)) and len(commented.group(1).split()) <= 5:
-        return _trimmed(commented.group(1))  # "Linda Reeves — her name appears in the box"
+    head = commented.group(1) if commented else ""  # not "I apologize — the text is faint"
+    if head and _is_bare(head) and len(head.split()) <= 5 and not APOLOGY.match(head):
+        return _trimmed(head)  # "Linda Reeves — her name appears in the box"
     if 1 < len(lines) <= 3 and all(_is_name_part(line) for line in lines):
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
     if (labelled := _labelled_value(lines, question)) is not None:
@@ -253,7 +254,9 @@ def _answering_clause(sentence: str, question: str) -> str:
 def _names_answer(clause: str, question: str) -> bool:
     """Whether a clause with no number restates the question and names a proper noun after its
     verb ("The meeting is the Annual Scientific Advisory Board Meeting"): it counts nothing."""
-    complement = None if holds_digit(clause) else restated_complement(clause, question)
+    # its subject of the question's words and those a restatement runs over ("shown", "listed")
+    restating = f"{question} {' '.join(_RESTATING_WORDS)}"
+    complement = None if holds_digit(clause) else restated_complement(clause, restating)
     return complement is not None and LEADING_ARTICLE.sub("", complement)[:1].isupper()
 
 

@@ -8,6 +8,7 @@ from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.scorers import closest_option, numeric_match, squashed
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import as_list
+from mmcritic.eval.text_answers import text_answer
 
 HEADLINE = "accuracy"
 
@@ -26,7 +27,8 @@ def build_problem(row: Row) -> Problem:
 
 def score(answer: str, problem: Problem) -> Scored:
     """MathVista's normalisation, then exact match: the option a choice names, numbers by
-    `scorers.numeric_match` (to the row's precision for floats), lists number by number."""
+    `scorers.numeric_match` (to the row's precision for floats), lists number by number, a text
+    as the text answer it states (`text_answers.text_answer`)."""
     meta, target = problem.meta, str(problem.target)
     if meta["question_type"] == "multi_choice":
         parsed = _mathvista_choice(answer, meta["options"])
@@ -41,7 +43,8 @@ def score(answer: str, problem: Problem) -> Scored:
         return Scored(
             answer, float(bool(wanted) and extract_numbers(answer_span(answer)) == wanted)
         )
-    return Scored(answer, float(squashed(answer) == squashed(target)))
+    stated = text_answer(answer, problem.question)  # "Germany has the highest value, at 41%."
+    return Scored(stated, float(squashed(stated) == squashed(target)))
 
 
 def _mathvista_choice(answer: str, options: list[str]) -> str:

@@ -18,7 +18,7 @@ from mmcritic.reading.statements import (
     states_reading,
     stating_clause,
 )
-from mmcritic.reading.structure import HEDGES, reading_of
+from mmcritic.reading.structure import CANNOT_TELL, HEDGES, reading_of
 
 # a closing sentence that states the reading the question asks for: "The invoice number is X."
 _RESTATED_READING = re.compile(
@@ -41,6 +41,7 @@ _TWO_READINGS = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.;!?\n]")
+_CLAUSE_EDGE = re.compile(r"([,.;!?\n—–]+)")
 _LATIN = "[a-zà-ÿ]"  # a Latin letter, lower-cased as `_ocr_form` leaves it
 
 
@@ -78,7 +79,7 @@ def substring_match(
         read = first[-1]  # "... and invoice number A-4417. The invoice number is A-4417."
     if not ignore_spaces:
         read = _without_others(read)
-    predicted = _ocr_form(read, ignore_spaces)
+    predicted = _ocr_form(_without_inability(read), ignore_spaces)
     return any(
         (expected := _ocr_form(str(target), ignore_spaces))
         and (expected in predicted if ignore_spaces else _holds_word(predicted, expected))
@@ -137,6 +138,14 @@ def _without_others(text: str) -> str:
         if states_reading(before) or 0 < len(before.split()) <= 3:
             kept = kept[: other.start()] + kept[end.start() if end else len(text) :]
     return kept
+
+
+def _without_inability(text: str) -> str:
+    """The text less each clause saying it cannot read or tell: a refusal's words are no
+    reading, even where the gold is one of them ("I am unable to read the handwriting" for
+    "unable", "Sorry, I can't make out the text" for "can")."""
+    parts = _CLAUSE_EDGE.split(text)
+    return "".join(" " if CANNOT_TELL.search(part) else part for part in parts)
 
 
 def _ocr_form(text: str, formula: bool) -> str:
