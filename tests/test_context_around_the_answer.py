@@ -1752,10 +1752,6 @@ def test_what_an_answer_says_it_cannot_confirm_it_does_not_state() -> None:
     assert not substring_match(final_answer(refusal), ["coffee"])
     read_anyway = 'I cannot confirm whether the word is "COFFEE", but it reads COFFEE.'
     assert substring_match(final_answer(read_anyway), ["coffee"])
-    unsure = "Sorry, I can't tell if it is B — the image is too small."
-    assert read_choice(final_answer(unsure), "ABCD", OPTIONS).letter is None
-    # a question it cannot settle between two answers stays a hedge
-    assert "5 or 6" in final_answer("It's hard to tell whether x is 5 or 6, so B and C.")
 
 
 @pytest.mark.parametrize(

@@ -29,12 +29,6 @@ _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
 _BOXES_OFFERED = re.compile(
     rf"\\boxed\s*\{{[^{{}}]*\}}\s*(?:{pattern('or_words')}|/|,)\s*\\boxed\s*\{{"
 )
-# a question the answer says it cannot settle, which states nothing: "I cannot confirm whether the
-# word is "COFFEE"" (up to its clause's end, not inside a number: "whether it is $1,250")
-_UNSETTLED = re.compile(
-    rf"(?P<told>{pattern('cannot_tell')})\s+(?:{pattern('open_questions')})\b(?:[^,.;!?\n—–]|[.,]\d)*(?<!\s)",
-    re.IGNORECASE,
-)
 # a stated answer ends at a line break, CJK punctuation or a word that closes one (Korean 입니다)
 _STATED_END = re.compile(r"[\n，。；！？]|" + pattern("answer_ends"))
 
@@ -46,13 +40,7 @@ def final_answer(text: str) -> str:
     if stated is not None or unclosed_think(text):
         return stated or ""
     # bold stays: in a free answer it marks the stated value (`answer_span`)
-    return _UNSETTLED.sub(_unsettled, clean_latex(answer_region(text), keep_bold=True))
-
-
-def _unsettled(question: re.Match[str]) -> str:
-    """What an answer says it cannot tell, less the question it cannot settle, unless that offers
-    two answers, which every reader takes for a hedge ("whether x is 5 or 6")."""
-    return question[0] if reading_of(question[0]).has("alternatives") else question["told"]
+    return clean_latex(answer_region(text), keep_bold=True)
 
 
 def stated_answer(text: str) -> str | None:
