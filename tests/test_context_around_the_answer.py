@@ -1945,3 +1945,32 @@ def test_a_value_concluded_before_the_cut_counts() -> None:
     assert not relaxed_match(
         said.replace("So the mean", "Wait, the mean"), "5.67", question=question
     )
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "The best response is Response 2. It describes the cat as sleeping on the keyboard.",
+        "Je préfère la deuxième réponse : elle identifie correctement le monument.",
+        "<think>\nLet me count.\n</think>\n\n\\boxed{1}\n\nHmm, on second thought, Response 1 "
+        "miscounts the stripes. So the final answer should be Response 2.",
+    ],
+)
+def test_a_critic_verdict_is_read_as_the_best_the_final_or_a_preferred_place(response) -> None:
+    assert parse_judgement(response).choice == "2"
+    assert parse_judgement(response.replace("2", "1").replace("deuxième", "première")).choice == "1"
+
+
+def test_a_heading_alone_is_read_without_its_marks() -> None:
+    assert text_answer("## Summary of Test Results", "What is the heading?") == (
+        "Summary of Test Results"
+    )
+
+
+def test_an_open_answer_offered_with_or_maybe_commits_to_neither() -> None:
+    row = {"question": "What is the complexity?", "answer": "O(log n)", "choices": {},
+           "question_type": "open-ended", "video": "v.mp4"}  # fmt: skip
+    task = get_task("mmvu")
+    hedged = "It's O(log n) or maybe O(n) in the worst case, depending on the implementation."
+    assert task.score(hedged, task.problem(row)).score == 0.0
+    assert task.score("It is O(log n) in the worst case.", task.problem(row)).score == 1.0

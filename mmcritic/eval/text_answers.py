@@ -126,6 +126,7 @@ _NUMBER_TOKEN = re.compile(
     r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)(?:/[a-z]+)?\b|\s?[$€£])?(?!-?\w)"
 )
 # a markdown heading of a few words, which labels the lines under it: "### Title"
+_HEADING_MARK = re.compile(r"^#{1,6}\s+")
 _HEADING = re.compile(r"^#{1,6}\s+([^\W\d_][\w ]{0,30}?)\s*:?$")
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
@@ -313,6 +314,7 @@ def _answer_lines(text: str, question: str) -> list[str]:
         cells = [cell.strip() for cell in line.strip("|").split("|")] if line[0] == "|" else []
         lines.append(f"{cells[0]}: {', '.join(cells[1:])}" if len(cells) > 1 else line)
     lines[:-1] = [_HEADING.sub(r"\1:", line) for line in lines[:-1]]  # a heading over a line
+    lines[-1:] = [_HEADING_MARK.sub("", line) for line in lines[-1:]]  # "## Summary of Results"
     items = [_LIST_ITEM.match(line) is not None for line in lines]
     after_list = any(items[:-1]) and not items[-1] and not _is_bare(lines[-1])
     if after_list and content_words(lines[-1]) & content_words(question):

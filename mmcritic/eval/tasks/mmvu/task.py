@@ -11,7 +11,7 @@ from mmcritic.eval.scorers import letter_score, numeric_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
 from mmcritic.reading.statements import settled_part
-from mmcritic.reading.structure import reading_of
+from mmcritic.reading.structure import HEDGE, reading_of
 
 HEADLINE = "accuracy"
 # a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730
@@ -70,8 +70,8 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
         return any(_mmvu_open(answer, name, question) for name in named.groups())
     settled = settled_part(answer)  # "At first glance ... cable-stayed, but ... suspension"
     predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
-    if not predicted or reading_of(answer).has("alternatives"):
-        return False
+    if not predicted or reading_of(answer).has("alternatives") or HEDGE.search(answer):
+        return False  # also "O(log n) or maybe O(n)"
     forms = "|".join(map(re.escape, {expected, *other_number(expected)}))  # "mitochondria"
     plural = rf"(?<!\w)(?:{forms})(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
     spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
