@@ -244,14 +244,20 @@ def _without_afterthought(region: str) -> str:
 def _answered_before_cut(text: str, question: str | None) -> str:
     """An answer cut off mid-sentence, up to its last whole sentence, when that answers the
     question (restating what is asked, one number in one clause: "So the acceleration is 4.14
-    m/s². Now, if we also wanted ...") and the cut sentence neither corrects nor turns from it;
-    else "", as for "The rating was 62%. Wait, I think the label above that"."""
-    *complete, cut = sentences(text) or [""]
-    revised = any(reading_of(cut).has(kind) for kind in ("correction", "turn"))
+    m/s². Now, if we also wanted ...") and the cut one revises nothing; else ""."""
+    complete = sentences_before_cut(text)
     last = reading_of(f" {complete[-1]}").parts("conclusion")[-1] if complete else ""
     said = restated_complement(last.strip(), question or "") or ""  # one clause, one number
     stated = len(extract_numbers(said)) == 1 and len(AND_SPLIT.split(said)) == 1
-    return " ".join(complete) if stated and not revised else ""
+    return " ".join(complete) if stated else ""
+
+
+def sentences_before_cut(text: str) -> list[str]:
+    """The sentences before a text's last, unless that one corrects or turns from them ("The
+    rating was 62%. Wait, I think the label above that")."""
+    *complete, cut = sentences(text) or [""]
+    revised = reading_of(cut).has("correction") or reading_of(cut).has("turn")
+    return [] if revised else complete
 
 
 def _stated_before_appositive(tail: str) -> str:

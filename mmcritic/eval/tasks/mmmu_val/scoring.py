@@ -16,6 +16,7 @@ from mmcritic.eval.answers import (
     number_value,
     number_word,
     parse_number,
+    sentences_before_cut,
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
@@ -44,9 +45,8 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     fraction counts as its value and a quantity also in its base unit (`50 cm` is 0.5 m); a
     text target must be stated as whole words and not rejected."""
     golds = _targets(target)
-    *said, cut = sentences(prediction) or [""]
-    revised = any(reading_of(cut).has(kind) for kind in ("correction", "turn"))
-    if is_cut_off(prediction) and said and not revised:
+    said = sentences_before_cut(prediction)
+    if is_cut_off(prediction) and said:
         prediction = "\n".join(said)  # "... = 2,500 units.\n\nTo verify: ... total cost is"
     numeric = any(is_plain_number(gold) for gold in golds)
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
