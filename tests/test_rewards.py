@@ -162,6 +162,13 @@ NORMALISED = [
     ("Respuesta 1", "1"),
     ("Antwort 2", "2"),
     ("回答2", "2"),
+    # a response named by its place, in any language, with its counter
+    ("第二个回答", "2"),
+    ("第一个", "1"),
+    ("la deuxième réponse", "2"),
+    ("la primera respuesta", "1"),
+    ("die zweite Antwort", "2"),
+    ("두 번째 응답", "2"),
 ]
 
 
@@ -188,6 +195,8 @@ AMBIGUOUS = [
     "Response 1, according to the label at the top",
     "Response 1 is better in clarity",
     "Response C",
+    "第三个回答",
+    "the second best",
     "3",
     "",
     "   ",

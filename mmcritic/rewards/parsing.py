@@ -14,7 +14,15 @@ from typing import Literal, get_args
 
 from mmcritic.patterns import anchored
 from mmcritic.reading.final import final_answer
-from mmcritic.reading.language import LANGUAGES, number_words, ordinals, pattern, phrases, places
+from mmcritic.reading.language import (
+    LANGUAGES,
+    number_words,
+    ordinals,
+    pattern,
+    phrases,
+    places,
+    words,
+)
 from mmcritic.reading.markup import (
     BOX_OPEN,
     MARKUP,
@@ -40,8 +48,13 @@ _NOUN, _THE = pattern("verdict_nouns"), pattern("definite_articles")
 _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if value in (1, 2)}
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
 _INDEX = re.compile(rf"(?:{_THE}\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
-_FIRST_TWO = "|".join([*ordinals("en")[:2], "1st", "2nd"])
-_ORDINAL = re.compile(rf"(?:{_THE}\s+)?(?P<i>{_FIRST_TWO})(?:\s+(?:{_NOUN}|{pattern('ones')}))?")
+# "the second one", "la deuxième réponse", "第二个回答": a place in any language, its counter
+_FIRST, _SECOND = ("|".join([*ordinals()[at : at + 1], f"{at + 1}(?:st|nd)"]) for at in (0, 1))
+_COUNTER = "|".join(words("measure_words"))
+_ORDINAL = re.compile(
+    rf"(?:{_THE}\s+)?(?:(?P<first>{_FIRST})|{_SECOND})"
+    rf"(?:\s*(?:{_COUNTER}))?(?:\s*(?:{_NOUN}|{pattern('ones')}))?"
+)
 # a box naming two responses as alternatives is a hedge, whatever it says of one of them
 _ALTERNATIVES = re.compile(rf"\b(?:{pattern('or_words')}|{pattern('and_words')})\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
@@ -101,9 +114,11 @@ def normalize_choice(raw: str) -> str | None:
         core = " ".join(core.split()).lower().rstrip(".").strip()
         if len(core) >= 2 and core[0] + core[-1] in _WRAPPERS:
             core = core[1:-1].strip()
-    for form in (_NUMERIC_INDEX, _INDEX, _ORDINAL):
+    for form in (_NUMERIC_INDEX, _INDEX):
         if match := form.fullmatch(core):
             return _INDEX_MEANING[match.group("i")]
+    if match := _ORDINAL.fullmatch(core):
+        return "1" if match.group("first") else "2"
     if _TIE.fullmatch(core):
         return "tie"
     return None if _ALTERNATIVES.search(core) else _stated_verdict(core)
