@@ -1298,6 +1298,20 @@ def test_a_letter_after_a_cjk_sentence_is_the_pick() -> None:
     assert read_choice("右側の信号は赤です。B", option_letters(3)).letter == "B"
 
 
+@pytest.mark.parametrize(
+    ("answer", "letter"),
+    [
+        ("沿虚线剪开无法得到的图形是A。", "A"),  # the letter closes a Chinese sentence
+        ("正确的选项是C", "C"),
+        ("정답은 D입니다.", "D"),  # a word that closes a stated answer follows it
+        ("答えはBです。", "B"),
+    ],
+)
+def test_a_letter_inside_a_sentence_no_space_delimits_is_the_pick(answer, letter) -> None:
+    letters = option_letters(5)
+    assert read_choice(answer, letters, letters).letter == letter
+
+
 def test_ending_between_two_letters_picks_none_but_weighing_them_first_does_not() -> None:
     letters = option_letters(4)
     assert read_choice("The value is near 7, so it's between B and C.", letters).letter is None

@@ -51,10 +51,13 @@ _PAIR = rf"\s+\(?([A-Z])\)?\s+(?i:{_AND})\s+\(?([A-Z])\)?(?!\w)"  # two letters:
 _BETWEEN_LETTERS = re.compile(rf"\b(?i:{pattern('between_words')}){_PAIR}")
 
 
+_CLOSES = pattern("answer_ends")  # a word closing a stated answer: "정답은 C입니다"
+
+
 def _letter_mention(letter: str) -> re.Pattern[str]:
     """A letter named as an option: "(B)", " B ", " B.", " B)", " B:", " B," (line breaks read
-    as spaces, as MMMU does), or after a CJK sentence's end ("黒です。D")."""
-    return re.compile(rf"(?<=[\s(。、]){re.escape(letter)}(?=[\s.):,])")
+    as spaces, as MMMU does), or in a sentence no space delimits ("黒です。D", "图形是A。")."""
+    return re.compile(rf"(?<=[\s(。、{CJK}]){re.escape(letter)}(?=[\s.):,。，]|{_CLOSES})")
 
 
 def _named_letters(text: str, letters: Sequence[str]) -> list[str]:
@@ -105,7 +108,7 @@ _ITEM_LEFT_OPEN = re.compile(
 )
 _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\t—–"
 # an option named last in a sentence: "so the answer is C"
-_LETTER_AT_END = re.compile(r"(?<![\w'])\(?([A-Z])\)?[.!]?$")
+_LETTER_AT_END = re.compile(rf"(?<![^\W{CJK}])(?<!')\(?([A-Z])\)?[.!。]?$")
 # an option that is a value of digits and signs: "2/3", "1.5", "-4"
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 # an option that is a formula, whose signs tell it from the others: "$y=-x^2+1$", "y = x^2 - 1"
