@@ -1988,3 +1988,48 @@ def test_an_open_answer_offered_with_or_maybe_commits_to_neither() -> None:
     hedged = "It's O(log n) or maybe O(n) in the worst case, depending on the implementation."
     assert task.score(hedged, task.problem(row)).score == 0.0
     assert task.score("It is O(log n) in the worst case.", task.problem(row)).score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "gold"),
+    [
+        (
+            "Arc length = (120/360) × 2π × 3 = 2π.\n\nSo arc AB has length 2π. To double-check, "
+            "the full circumference is 6π and one third of it is 2π, which",
+            "Find the length of arc AB.",
+            "2\\pi",
+        ),
+        (
+            "Top: 13 + 18 = 31.\n\nSo the number at the top is 31. Checking the bottom row once "
+            "more, 5 + 8 = 13 and 8 + 10 = 18, which",
+            "What number goes at the top?",
+            "31",
+        ),
+        (
+            "The curve crosses the x-axis at x = −2, x = 0 and x = 3, so the function has 3 "
+            "zeros. To double-check, the graph looks like a cubic, which",
+            "How many zeros does the function have?",
+            "3",
+        ),
+    ],
+)
+def test_a_conclusion_stands_when_the_check_after_it_is_cut_off(answer, question, gold) -> None:
+    assert math_equal(answer, gold, question)
+    wrong = str(int(float(gold)) + 1) if gold.isdigit() else "3\\pi"
+    assert not math_equal(answer, wrong, question)
+    assert not math_equal("So the number at the top is 31. Wait, the top one", "31", question)
+
+
+def test_a_value_given_plus_or_minus_names_two_values() -> None:
+    answer = "The slope is probably 2 or −2; I can't tell which way it tilts. So k = ±2."
+    assert not math_equal(answer, "2", "Find the value of k.")
+    assert math_equal("So x = ±3.", "\\pm 3", "Solve x^2 = 9.")
+
+
+def test_a_chain_of_values_ends_on_its_value_and_a_lead_in_is_no_value() -> None:
+    question = "Starting from 200 mg, how much remains after 18 hours?"
+    chain = "After 18 hours (three half-lives): 200 → 100 → 50 → 25 mg remaining."
+    assert numeric_match(chain, "25 mg", precision=2, question=question)
+    assert not numeric_match(chain, "200 mg", precision=2, question=question)
+    rate = "What is its approximate annual growth rate?"
+    assert numeric_match("Using the rule of 70: 70 / 35 ≈ 2% per year.", "2%", 2, question=rate)

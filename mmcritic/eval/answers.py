@@ -122,6 +122,7 @@ _DANGLING = re.compile(
 _EQUATION_AS_SUBJECT = re.compile(rf"^.+?\s+{pattern('equation_verbs')}\s+(.+)$", re.IGNORECASE)
 # the left side of "14 + 17 = 31", matched reversed so a long run of digits is read once
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
+_VALUE_ARROW = re.compile(r"(?<=[\d%)])\s*(?:→|⟶|⇒|->|=>)\s*(?=[-−]?\d)")
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
@@ -181,6 +182,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
+    text = _VALUE_ARROW.sub(" = ", text)  # "200 → 100 → 50 → 25 mg": each value equals the next
     if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
@@ -243,11 +245,12 @@ def _without_afterthought(region: str) -> str:
 
 def _answered_before_cut(text: str, question: str | None) -> str:
     """An answer cut off mid-sentence, up to its last whole sentence, when that answers the
-    question (restating what is asked, one number in one clause: "So the acceleration is 4.14
-    m/s². Now, if we also wanted ...") and the cut one revises nothing; else ""."""
+    question (restating what is asked or concluding, one number in one clause: "So the
+    acceleration is 4.14 m/s². Now, if we also wanted ...") and the cut one revises nothing."""
     complete = sentences_before_cut(text)
-    last = reading_of(f" {complete[-1]}").parts("conclusion")[-1] if complete else ""
-    said = restated_complement(last.strip(), question or "") or ""  # one clause, one number
+    concluded = reading_of(f" {complete[-1]}").parts("conclusion") if complete else [""]
+    last = concluded[-1].strip()  # "So arc AB has length 2π. To double-check, ..., which"
+    said = restated_complement(last, question or "") or (last if len(concluded) > 1 else "")
     stated = len(extract_numbers(said)) == 1 and len(AND_SPLIT.split(said)) == 1
     return " ".join(complete) if stated else ""
 

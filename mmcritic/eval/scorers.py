@@ -79,6 +79,7 @@ _KIND_THEN_LABEL = re.compile(r"^(?:[^\W\d]+\s+){1,3}(?=\S*\d\S*$)")
 # a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
 _DECIMAL_COMMA_VALUE = re.compile(r"^(-?\d+),(\d{1,2})$")
 _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
+_PLUS_MINUS = re.compile(r"±|\\pm\b")  # two values, one each side of zero: "k = ±2"
 # digits that end a label ("Q3", "FY2022"), which states no quantity
 _LABEL_DIGITS = re.compile(r"(?<=[A-Za-z])\d+\b")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
@@ -249,11 +250,14 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     string comparison so non-mathematical answers still match. The answer is tried as written,
     as its stated span and as its last formula, with Unicode math (`√3`) as LaTeX and a trailing
     unit dropped."""
-    if not prediction.strip() or not str(target).strip() or is_cut_off(prediction):
-        return False  # also an answer cut off before its value: "Therefore c equals"
-    span = answer_span(prediction, question)
-    if reading_of(span).has("alternatives"):
-        return False  # "So angle 1 is 65° or 115°."
+    span = answer_span(prediction, question)  # "" for one cut off before its value
+    if not span.strip() or not str(target).strip():
+        return False
+    prediction = span if is_cut_off(prediction) else prediction  # read what it said before
+    if reading_of(span).has("alternatives") or (
+        _PLUS_MINUS.search(span) and not _PLUS_MINUS.search(target)
+    ):
+        return False  # "So angle 1 is 65° or 115°.", "So k = ±2." where the gold is one value
     # "60 cm^3" is also 60; math-verify reads the gold's LaTeX form only, since it reads "6√3" as 6
     gold = _math_form(str(target))
     written = {squashed(str(target)), squashed(gold)}

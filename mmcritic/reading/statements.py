@@ -36,6 +36,7 @@ _LEADING_CONTEXT = re.compile(
     rf"^{pattern('leading_context')}\b"
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
+_LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
@@ -165,7 +166,8 @@ def clauses(sentence: str) -> list[str]:
     # a ratio's colon, spaced ("42 : 12"), ends no clause; a list's ("above 40: 2017, ...") does
     ratio = re.search(r"\d\s$", label) and rest[:1].isdigit()
     if colon and len(label.split()) > 3 and not ratio:
-        parts[0:1] = [label, rest]
+        # a phrase of context leads in to what follows: "Using the rule of 70: 70 / 35 ≈ 2%"
+        parts[0:1] = [rest, label] if _LEADS_IN.match(label) else [label, rest]
     return [*([part for part in parts if part] or [sentence.strip()]), *reversed(openers)]
 
 
