@@ -2033,3 +2033,51 @@ def test_a_chain_of_values_ends_on_its_value_and_a_lead_in_is_no_value() -> None
     assert not numeric_match(chain, "200 mg", precision=2, question=question)
     rate = "What is its approximate annual growth rate?"
     assert numeric_match("Using the rule of 70: 70 / 35 ≈ 2% per year.", "2%", 2, question=rate)
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "expected"),
+    [
+        # a reading offered with a verb of seeming is the reading
+        ("Sorry, the scan is blurry, but it appears to read Carol Dean.", "Who witnessed it?",
+         "Carol Dean"),
+        ("Apologies, the number is partly cut off, but it looks like F-2297.",
+         "What is the file number?", "F-2297"),
+        # a date with its day's ordinal ending is the date, not its year
+        ("The meeting was held on June 3rd, 1991.", "When was the meeting held?", "June 3rd, 1991"),
+        # a count of things the question does not ask for is context
+        ("There are 3 sponsors listed; the main one is Philip Morris U.S.A.",
+         "What is the name of the sponsor?", "Philip Morris U.S.A."),
+        # a field's label in short form restates the question: "No." is "number"
+        ("Invoice No. INV-08823", "What is the invoice number?", "INV-08823"),
+        # a second reading offered after the first commits to neither
+        ("The amount looks like $275.00, although it could also be read as $215.00.",
+         "What is the handwritten amount?", ""),
+    ],
+)  # fmt: skip
+def test_a_document_answer_is_read_past_what_only_frames_it(answer, question, expected) -> None:
+    assert text_answer(answer, question) == expected
+
+
+def test_how_many_still_reads_the_count_a_sponsor_question_passes_over() -> None:
+    answer = "There are 3 sponsors listed; the main one is Philip Morris U.S.A."
+    assert text_answer(answer, "How many sponsors are listed?") == "3"
+
+
+@pytest.mark.parametrize(
+    ("critique", "choice", "source"),
+    [
+        ("After careful comparison, I find the second response more faithful to the image.",
+         "2", "phrase"),
+        ("Either Response 1 or Response 2 could be considered better depending on whether "
+         "detail or brevity is preferred.", None, None),
+        ("<think>\nResponse 1 says 35°, Response 2 says 55°.\n</think>\n\nThe better response is "
+         "Response 2. Wait, let me re-check: the figure marks 35°, so Response 1 is right.\n\n"
+         "Final answer: \\boxed{1}", "1", "box"),
+        ("<think>\nchecking\n</think>\n\nThe better response is Response 2.\n\n\\boxed{1}",
+         None, None),
+    ],
+)  # fmt: skip
+def test_a_verdict_by_place_a_hedge_and_a_revision_before_the_box(critique, choice, source):
+    judgement = parse_judgement(critique)
+    assert (judgement.choice, judgement.source) == (choice, source)

@@ -352,14 +352,19 @@ def value_strength(clause: str) -> int:
     """2: a verb followed by a value ("the difference is 14"); 1: a value and no such verb, or a
     list of three or more after the verb; 0: a value only before the verb, or a count of things
     with no copula after it (which `stated_count` reads for a "how many" question)."""
-    words = number_word(clause)
-    count = _COUNTS_THINGS.search(words)
-    if count and not _COPULA.search(re.split(r"[;.]\s", words[count.end() :])[0]):
+    if only_counts(clause):
         return 0  # "There are 4 bars", not "8 appears three times, so the mode is 8"
     verb = _COPULA.search(clause)
     if verb is None or len(_THOUSANDS_OR_NUMBER.findall(clause[verb.end() :])) > 2:
         return 1  # "The Total column lists 3,920, 4,105, 4,812 and 2,760": a list, not a value
     return 2 if holds_digit(clause[verb.end() :]) else 0
+
+
+def only_counts(clause: str) -> bool:
+    """Whether a clause counts things with no copula stating a value after ("There are 4 bars")."""
+    words = number_word(clause)
+    count = _COUNTS_THINGS.search(words)
+    return bool(count) and not _COPULA.search(re.split(r"[;.]\s", words[count.end() :])[0])
 
 
 def stated_count(text: str, question: str | None) -> str | None:

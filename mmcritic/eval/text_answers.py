@@ -16,6 +16,7 @@ from mmcritic.eval.answers import (
     holds_digit,
     inflects,
     is_cut_off,
+    only_counts,
     stated_count,
     value_strength,
 )
@@ -35,6 +36,8 @@ from mmcritic.reading.statements import (
     restated_complement,
     sentences,
     settled_part,
+    spelled_out,
+    states_reading,
     stating_clause,
     subject_answer,
     subject_restates,
@@ -95,7 +98,8 @@ _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.
 _MONTHS = pattern("months")
 # a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
-    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d)?\b|\b\d{{1,2}}\s+{_MONTHS}\b"
+    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|st|nd|rd|th)?\b"
+    rf"|\b\d{{1,2}}\s+{_MONTHS}\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
@@ -189,9 +193,11 @@ def _narrowed(sentence: str) -> str | None:
     """The part of a sentence that holds the answer (after a turn, "so"); None for two readings."""
     if reading_of(sentence.split(": ", 1)[0]).has("two_readings"):
         return None  # "either 1979 or 1980: the stamp shows 1979 but the letter says 1980"
-    settled = settled_part(sentence)
+    settled, hedge = settled_part(sentence), HEDGE.search(sentence)
     if settled != sentence and HEDGE.search(settled):
         return None  # "looks like R. Patel, but it could also be R. Pastel"
+    if hedge and states_reading(sentence[hedge.end() :]):
+        return None  # "looks like $275.00, although it could also be read as $215.00"
     if settled != sentence and not _is_bare(settled):
         sentence = settled.strip()  # "planned for New York, but ... it was moved to Chicago"
     if reading_of(sentence).has("two_readings"):
@@ -390,7 +396,9 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     def strength(sentence: str) -> int:
         dated = asks_date and _DATE.search(sentence) is not None
         valued = value_strength(sentence) if numeric else 0
-        return 2 * int(dated) + valued + int(subject_restates(sentence, question))
+        # a count the question does not ask for: "There are 3 sponsors listed; the main one is"
+        unasked = only_counts(sentence) and stated_count(sentence, question) is None
+        return 2 * (dated - unasked) + valued + int(subject_restates(sentence, question))
 
     chosen = stating_clause(
         "\n".join(kept), question, lambda _: True, strength, whole_sentences=True
@@ -414,7 +422,7 @@ def _without_asked_words(phrase: str, question: str) -> str:
         return numbers[0]
     asked = {word.removesuffix("s") for word in content_words(question)}
     cut, most = 0, min(2, len(words) - 1)
-    while cut < most and words[cut].lower().strip(".,:").removesuffix("s") in asked:
+    while cut < most and spelled_out(words[cut].lower()).strip(".,:").removesuffix("s") in asked:
         cut += 1
     rest = " ".join(words[cut:])
     return _trimmed(rest if cut and re.search(r"\d", rest) else phrase)

@@ -96,8 +96,13 @@ def ordinals(*codes: str) -> list[str]:
     return [f"(?:{'|'.join(dict.fromkeys(forms))})" for _, forms in sorted(places.items())]
 
 
-def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, int]:
-    merged: dict[str, int] = {}
+def short_forms(*codes: str) -> dict[str, str]:
+    """Words' short forms and the words they stand for ("st" -> "street")."""
+    return _merged("short_forms", codes)
+
+
+def _merged(kind: str, codes: tuple[str, ...]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
     for code in codes or LANGUAGES:
         merged |= {word.lower(): value for word, value in _all()[code].get(kind, {}).items()}
     return merged

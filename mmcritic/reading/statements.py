@@ -11,7 +11,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from mmcritic.reading.language import pattern, words
+from mmcritic.reading.language import pattern, short_forms, words
 from mmcritic.reading.structure import reading_of
 
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
@@ -37,6 +37,8 @@ _LEADING_CONTEXT = re.compile(
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
+_SHORT_FORMS = short_forms()
+_SHORT_FORM = re.compile(rf"\b({'|'.join(_SHORT_FORMS)})\b\.?", re.IGNORECASE)
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
@@ -293,6 +295,12 @@ def topic_words(text: str) -> set[str]:
     """Content words less the numbers that are not years: a question's threshold ("more than 7
     people") is not what a sentence restates, while its year ("in 2020") is."""
     return {word for word in content_words(text) if not word.isdigit() or YEAR.fullmatch(word)}
+
+
+def spelled_out(text: str) -> str:
+    """A text with its short forms written out ("Main St." as "Main street", "Invoice No." as
+    "Invoice number"), to compare with a gold or a question that writes the other form."""
+    return _SHORT_FORM.sub(lambda short: _SHORT_FORMS[short[1].lower()], text)
 
 
 def content_words(text: str) -> set[str]:

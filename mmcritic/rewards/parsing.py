@@ -267,8 +267,14 @@ def parse_judgement(text: str) -> Judgement:
         reason = "no_box" if verdict.reason == "box_only_in_think" else verdict.reason
         return Judgement(None, None, reason)
     if {verdict.choice, stated} == {"1", "2"}:  # the box and the words name different responses
-        if _REVISION.search(answer, answer.rfind("\\boxed")):  # "\\boxed{1} On second thought, 2"
+        box_at = answer.rfind("\\boxed")
+        if _REVISION.search(answer, box_at):  # "\\boxed{1} On second thought, 2"
             return Judgement(stated, "phrase", "ok")
+        said = [match.end() for match in _PHRASED_VERDICTS.finditer(answer, 0, box_at)]
+        if said and _REVISION.search(
+            answer, said[-1], box_at
+        ):  # "2 is better. Wait, ... \\boxed{1}"
+            return Judgement(verdict.choice, "box", "ok")
         return Judgement(None, None, "conflicting_boxes")
     return Judgement(verdict.choice, "box", "ok")
 
