@@ -122,7 +122,6 @@ _DANGLING = re.compile(
 _EQUATION_AS_SUBJECT = re.compile(rf"^.+?\s+{pattern('equation_verbs')}\s+(.+)$", re.IGNORECASE)
 # the left side of "14 + 17 = 31", matched reversed so a long run of digits is read once
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
-_VALUE_ARROW = re.compile(r"(?<=[\d%)])\s*(?:→|⟶|⇒|->|=>)\s*(?=[-−]?\d)")
 # a noun phrase after a stated value that says what the value is: "37, the size with ..."
 _WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
@@ -182,7 +181,6 @@ def answer_span(response: str, question: str | None = None) -> str:
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
-    text = _VALUE_ARROW.sub(" = ", text)  # "200 → 100 → 50 → 25 mg": each value equals the next
     if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]
