@@ -49,7 +49,8 @@ _INDEX_WORDS = {word: str(value) for word, value in number_words().items() if va
 _INDEX_WORD = "|".join(sorted(_INDEX_WORDS, key=len, reverse=True))
 _INDEX = re.compile(rf"(?:{_THE}\s+)?(?:{_NOUN}\s*)?(?:#\s*)?(?P<i>[12ab]|{_INDEX_WORD})\)?")
 # "the second one", "la deuxième réponse", "第二个回答": a place in any language, its counter
-_FIRST, _SECOND = ("|".join([*ordinals()[at : at + 1], f"{at + 1}(?:st|nd)"]) for at in (0, 1))
+_PLACES = ordinals()
+_FIRST, _SECOND = "|".join([*_PLACES[:1], "1st"]), "|".join([*_PLACES[1:2], "2nd"])
 _COUNTER = "|".join(words("measure_words"))
 _ORDINAL = re.compile(
     rf"(?:{_THE}\s+)?(?:(?P<first>{_FIRST})|{_SECOND})"
@@ -59,7 +60,7 @@ _ORDINAL = re.compile(
 _ALTERNATIVES = re.compile(rf"\b(?:{pattern('or_words')}|{pattern('and_words')})\b|/")
 _NUMERIC_INDEX = re.compile(r"\+?0*(?P<i>[12])(?:\.0*)?")
 _TIE = re.compile(rf"c|{pattern('verdict_ties')}")  # C: the arena's tie letter
-_INDEX_MEANING = {"1": "1", "a": "1", "1st": "1", "2": "2", "b": "2", "2nd": "2", **_INDEX_WORDS}
+_INDEX_MEANING = {"1": "1", "a": "1", "2": "2", "b": "2", **_INDEX_WORDS}
 _INDEX_MEANING |= {word: str(value) for word, value in places().items()}
 
 Reason = Literal[
