@@ -80,7 +80,7 @@ def test_a_phrase_of_the_language_data_decides_the_lines_that_need_it(tmp_path):
     folder = tmp_path / "corpus"
     folder.mkdir()
     chinese = [
-        line for line in read_corpus(CORPUS / "mmstar.jsonl") if "答案是" in line["response"]
+        line for line in read_corpus(CORPUS / "mmstar.jsonl") if "\n答案：" in line["response"]
     ]
     lines = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in chinese[:2])
     (folder / "mmstar.jsonl").write_text(lines, encoding="utf-8")
