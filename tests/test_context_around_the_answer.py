@@ -2081,3 +2081,57 @@ def test_how_many_still_reads_the_count_a_sponsor_question_passes_over() -> None
 def test_a_verdict_by_place_a_hedge_and_a_revision_before_the_box(critique, choice, source):
     judgement = parse_judgement(critique)
     assert (judgement.choice, judgement.source) == (choice, source)
+
+
+def test_how_many_more_asks_a_difference_not_a_count() -> None:
+    answer = (
+        "Sam sold 52 tickets and Dana sold 38, so Sam sold 14 more (a total of 90 between them)."
+    )
+    assert numeric_match(answer, "14", question="How many more tickets did Sam sell than Dana?")
+    assert numeric_match("Sam sold 52 tickets.", "52", question="How many tickets did Sam sell?")
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "expected"),
+    [
+        # a bold answer offered with another commits to neither
+        ("**T. S. Osdene**, or possibly H. Wakeham, who also signed.", "Who is the sender?", ""),
+        # a loop of one line says it once
+        ("Paul Nagel\n\nPaul Nagel\n\nPaul Nagel\n\nPaul Na", "Who is treasurer?", "Paul Nagel"),
+        # a label line that walks through values is no dashed answer with a comment
+        ("Let's check each year: 1980 — 1.2M, 1981 — 1.5M, 1982 — 1.4M. The highest is 1981.",
+         "Which year had the highest sales?", "1981"),
+        # a name with its function words, less the noun the question asks about
+        ("The memo is from the Research and Development division.",
+         "What is the name of the division?", "Research and Development"),
+    ],
+)  # fmt: skip
+def test_a_document_answer_is_one_committed_reading(answer, question, expected) -> None:
+    assert text_answer(answer, question) == expected
+
+
+def test_a_closing_yes_or_no_settles_reasoning_through_other_cases() -> None:
+    answer = (
+        "Let's check. If the triangle were a right triangle, angle ABC would be 90°, but there is "
+        "no right-angle mark. The tick marks show all three sides are equal, so every angle is "
+        "60°. Yes."
+    )
+    assert yes_no(answer) == "yes"
+    assert yes_no(answer.replace("Yes.", "No.")) == "no"
+
+
+def test_options_weighed_without_settling_pick_none() -> None:
+    answer = (
+        "The side looks like it's labelled 4, which would give a perimeter of 16 (A). Option B "
+        "(20) would need a side of 5. Without a clearer view, I can't pin down which option is "
+        "intended."
+    )
+    assert read_choice(answer, option_letters(4), ["16", "20", "24", "32"]).letter is None
+
+
+def test_a_boxed_verdict_revised_on_reflection_reads_the_words() -> None:
+    critique = (
+        "<think>\nfog or snow\n</think>\n\n\\boxed{1}\n\nOn reflection, the blur is fog, not snow. "
+        "In conclusion, Response 2 is better."
+    )
+    assert (parse_judgement(critique).choice, parse_judgement(critique).source) == ("2", "phrase")

@@ -141,9 +141,11 @@ _PART_OF = re.compile(rf"(?<![\w.,])(\d[\d,]*)\s+{pattern('parts_of')}\s+$", re.
 _JOIN = pattern("clause_joins")
 _CLAUSE_BREAK = re.compile(rf"[,;:]\s+(?:{_JOIN}\s+)?|\s+{_JOIN}\s+")
 # the counted noun before a verb or comparative ("How many blue cups are ...", "How many points
-# higher was ..."), else the word after "how many" ("How many categories exceed 20%?")
+# higher was ..."), else the word after "how many" ("How many categories exceed 20%?"); none
+# where "how many more" asks a difference
 _HOW_MANY = re.compile(
-    rf"(?i)\b{pattern('how_many')}\s+(?:{pattern('partitives')}\s+)?(?:(?:[\w-]+\s+){{0,3}}?"
+    rf"(?i)\b{pattern('how_many')}\s+(?!{pattern('difference_words')}\b)"
+    rf"(?:{pattern('partitives')}\s+)?(?:(?:[\w-]+\s+){{0,3}}?"
     rf"(?P<noun>[a-z][\w-]*?)\s+(?:{pattern('comparative_words')}\s+)?{pattern('counted_verbs')}\b"
     r"|(?P<first>[a-z][\w-]*)\s)"
 )

@@ -6,6 +6,7 @@ strings, so the span a careful grader would take as the answer is cut out first.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from mmcritic.eval.answers import (
@@ -29,6 +30,7 @@ from mmcritic.reading.statements import (
     LEADING_ARTICLE,
     LONG_ASIDE,
     MONTH_ABBREVIATIONS,
+    STOP_WORDS,
     clauses,
     content_words,
     main_clause,
@@ -62,7 +64,7 @@ _CONCLUDING_ADVERB = re.compile(rf"\s({COPULAS}),?\s+{pattern('conclusions')},?\
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14"
 _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
-_DASHED_COMMENT = re.compile(r"^([^—–\n]{1,60}?)\s+[—–]\s+\S")
+_DASHED_COMMENT = re.compile(r"^([^—–\n:]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
 _VALUE_PREPOSITION = re.compile(rf"^{pattern('value_prepositions')}\s+(?=[$€£]?\d)", re.I)
 # a label before a colon, starting with a letter: "Total due:", not "12:30"
@@ -294,11 +296,15 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     )
     tail = _VALUE_PREPOSITION.sub("", _without_title(tail, question))  # "is for $1,500.00"
     if tail != clause:
-        # a name less the noun after it that the question asks about: "Hyatt Regency hotel"
+        # a name less the noun after it that the question asks about: "Hyatt Regency hotel",
+        # "Research and Development division"
         tail = LEADING_ARTICLE.sub("", tail)
         tail = tail if keep_asked_words else _without_asked_words(tail, question)  # "code A7-X"
         *name, last = tail.rstrip(".").split() or [""]
-        if name and all(word[0].isupper() for word in name) and last in content_words(question):
+        named = (
+            name and name[0][0].isupper() and all(w[0].isupper() or w in STOP_WORDS for w in name)
+        )
+        if named and last in content_words(question):
             tail = " ".join(name)
     return _trimmed(tail)
 
@@ -325,7 +331,8 @@ def _answer_lines(text: str, question: str) -> list[str]:
     after_list = any(items[:-1]) and not items[-1] and not _is_bare(lines[-1])
     if after_list and content_words(lines[-1]) & content_words(question):
         return lines[-1:]
-    return [_LIST_ITEM.sub("", line) for line in lines]
+    # a line a loop repeats is said once: "Paul Nagel\n\nPaul Nagel\n\nPaul Na"
+    return [_LIST_ITEM.sub("", line) for line, _ in itertools.groupby(lines)]
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:

@@ -55,6 +55,8 @@ def yes_no(text: str, question: str = "") -> str | None:
     unable = len(core.said("yes_no")) != 1 and reading_of(last_sentence).has("cannot_tell")
     if unable or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
+    if (closing := yes_or_no_alone(last_sentence)) is not None:
+        return closing  # "If it were ..., but there is no mark. ... so every angle is 60°. Yes."
     settled = _settled_reading(core, question)
     if settled is not None:  # "I can't see any image, but ...: yes, Sydney is ..."
         return settled

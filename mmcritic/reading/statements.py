@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from mmcritic.reading.language import pattern, short_forms, words
-from mmcritic.reading.structure import reading_of
+from mmcritic.reading.structure import HEDGE, reading_of
 
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
 COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
@@ -143,9 +143,11 @@ def without_restatement(sentence: str, question: str) -> str:
 
 def offers_two_marked(text: str, span: str) -> bool:
     """Whether the last sentence holding a marked (bold) span offers it as one of two readings
-    ("the **50-64** or the **65+** group"): then it is no answer."""
+    ("the **50-64** or the **65+** group", "**T. S. Osdene**, or possibly H. Wakeham"): then it
+    is no answer."""
     sentence = next((part for part in reversed(sentences(text)) if span in part), "")
-    return reading_of(sentence).has("two_readings")
+    hedged = HEDGE.search(sentence, sentence.find(span)) is not None
+    return hedged or reading_of(sentence).has("two_readings")
 
 
 def main_clause(sentence: str) -> str:
