@@ -2135,3 +2135,16 @@ def test_a_boxed_verdict_revised_on_reflection_reads_the_words() -> None:
         "In conclusion, Response 2 is better."
     )
     assert (parse_judgement(critique).choice, parse_judgement(critique).source) == ("2", "phrase")
+
+
+def test_a_pick_concluded_before_a_cut_off_check_stands() -> None:
+    letters, options = option_letters(4), ["14", "15", "16", "17"]
+    answer = (
+        "Sorting the values: 11, 13, 15, 18, 21. The median is the middle value, 15, which "
+        "corresponds to option B. To double-check, there are five values, so the third one is the "
+        "median: 11, 13,"
+    )
+    assert read_choice(answer, letters, options).letter == "B"
+    wait = "The median is 15, which corresponds to option B. Wait, I misread the table, so the"
+    assert read_choice(wait, letters, options).letter is None
+    assert read_choice("Now this 6 Ω branch is in parallel with the", letters, options).letter is None

@@ -19,6 +19,7 @@ from mmcritic.eval.answers import (
     is_cut_off,
     option_words,
     plain_words,
+    sentences_before_cut,
 )
 from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
 from mmcritic.reading.language import pattern, phrases
@@ -229,8 +230,18 @@ def _written_pick(core: str, letters: Sequence[str], options: Sequence[str]) -> 
     ):
         return Choice(None, "several")
     if _cut_off_reasoning(core, letters):
-        return Choice(None, "cut_off")  # "... Now this 6 Ω branch is in parallel with the"
+        return _concluded_before_cut(core, letters, options)
     return _reasoned_pick(core, letters, options)
+
+
+def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    """The pick the whole sentences of a cut-off answer conclude on, when the cut one revises
+    nothing ("15, which corresponds to option B. To double-check, ... 11, 13,"); else none, as
+    for "... Now this 6 Ω branch is in parallel with the"."""
+    said = " ".join(sentences_before_cut(core))
+    settled = _read(said, letters, options) if said else None
+    concluded = settled and settled.how in ("concluded", "labelled", "declared")
+    return settled if concluded else Choice(None, "cut_off")
 
 
 def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
