@@ -2147,4 +2147,5 @@ def test_a_pick_concluded_before_a_cut_off_check_stands() -> None:
     assert read_choice(answer, letters, options).letter == "B"
     wait = "The median is 15, which corresponds to option B. Wait, I misread the table, so the"
     assert read_choice(wait, letters, options).letter is None
-    assert read_choice("Now this 6 Ω branch is in parallel with the", letters, options).letter is None
+    cut = "Now this 6 Ω branch is in parallel with the"
+    assert read_choice(cut, letters, options).letter is None
