@@ -50,8 +50,6 @@ _LETTER_ALTERNATIVES = re.compile(
 )
 _PAIR = rf"\s+\(?([A-Z])\)?\s+(?i:{_AND})\s+\(?([A-Z])\)?(?!\w)"  # two letters: " A and (B)"
 _BETWEEN_LETTERS = re.compile(rf"\b(?i:{pattern('between_words')}){_PAIR}")
-
-
 _CLOSES = pattern("answer_ends")  # a word closing a stated answer: "정답은 C입니다"
 
 

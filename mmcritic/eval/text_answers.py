@@ -100,7 +100,7 @@ _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.
 _MONTHS = pattern("months")
 # a date with its day or year: "Sept. 22, 1998", "January 1982"
 _DATE = re.compile(
-    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|st|nd|rd|th)?\b"
+    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|{pattern('day_endings')})?\b"
     rf"|\b\d{{1,2}}\s+{_MONTHS}\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )

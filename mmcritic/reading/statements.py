@@ -38,7 +38,7 @@ _LEADING_CONTEXT = re.compile(
 )
 _LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
 _SHORT_FORMS = short_forms()
-_SHORT_FORM = re.compile(rf"\b({'|'.join(_SHORT_FORMS)})\b\.?", re.IGNORECASE)
+_SHORT_FORM = re.compile(rf"\b({'|'.join(map(re.escape, _SHORT_FORMS))})\b\.?", re.IGNORECASE)
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
