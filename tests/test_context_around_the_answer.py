@@ -1225,6 +1225,12 @@ def test_a_count_of_other_things_beside_a_document_answer_is_not_it() -> None:
     assert text_answer(answer, "Who is the sender of the memo?") == "Paul Gray"
 
 
+def test_a_count_of_other_things_after_a_bare_value_is_not_part_of_it() -> None:
+    assert text_answer("$4,560.00 across 7 line items", "What is the total amount?") == "$4,560.00"
+    assert text_answer("12 across 3 pages", "How many pages are there?") == "12 across 3 pages"
+    assert text_answer("Room 12 on floor 3", "Where is the meeting?") == "Room 12 on floor 3"
+
+
 def test_a_part_counted_in_a_later_clause_is_the_count_asked_for() -> None:
     question = "In how many months did rainfall exceed 80 mm?"
     answer = "The table covers 12 months, and rainfall topped 80 mm in 4 of them."

@@ -277,6 +277,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         addressed = _after_asked_preposition(clause, question)
         if addressed and len(addressed.split()) < len(clause.split()) - 2:
             return _trimmed(LEADING_ARTICLE.sub("", addressed))
+        clause = _before_unasked_count(clause, question)
         return _trimmed(clause) if keep_asked_words else _without_asked_words(clause, question)
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
@@ -307,6 +308,15 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         if named and last in content_words(question):
             tail = " ".join(name)
     return _trimmed(tail)
+
+
+def _before_unasked_count(phrase: str, question: str) -> str:
+    """A phrase's value less a count after it that the question does not ask for ("$4,560.00
+    across 7 line items")."""
+    first = _NUMBER_TOKEN.search(phrase)
+    rest = phrase[first.end() :] if first else ""
+    counts = only_counts(rest) and stated_count(phrase, question) is None
+    return phrase[: first.end()] if counts and len(_NUMBER_TOKEN.findall(rest)) == 1 else phrase
 
 
 def _without_title(span: str, question: str) -> str:
