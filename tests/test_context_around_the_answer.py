@@ -1231,6 +1231,27 @@ def test_a_count_of_other_things_after_a_bare_value_is_not_part_of_it() -> None:
     assert text_answer("Room 12 on floor 3", "Where is the meeting?") == "Room 12 on floor 3"
 
 
+def test_a_clause_counting_people_the_question_does_not_ask_about_is_passed_over() -> None:
+    answer = "The ad shows 2 people on a beach, and the brand is Newport."
+    assert text_answer(answer, "What is the name of the brand mentioned in the ad?") == "Newport"
+    answer = "The ad shows 2 people on a beach."
+    assert text_answer(answer, "How many people are in the ad?") == "2"
+
+
+def test_a_name_that_holds_an_asked_word_is_read_whole() -> None:
+    answer = "The document is from the University of Minnesota."
+    assert text_answer(answer, "What is the name of the university?") == "University of Minnesota"
+    answer = "The university named in the letter is Duke University."
+    assert text_answer(answer, "What is the name of the university?") == "Duke University"
+
+
+def test_a_long_label_restating_the_question_labels_its_value_but_a_time_is_no_label() -> None:
+    question = "What is the telephone number of Dr. Allen?"
+    assert text_answer("Dr. Allen's phone number: 212-555-0148", question) == "212-555-0148"
+    question = "What is the time mentioned for the press conference?"
+    assert text_answer("The press conference is at 3:30 PM.", question) == "3:30 PM"
+
+
 def test_a_part_counted_in_a_later_clause_is_the_count_asked_for() -> None:
     question = "In how many months did rainfall exceed 80 mm?"
     answer = "The table covers 12 months, and rainfall topped 80 mm in 4 of them."

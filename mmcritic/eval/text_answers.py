@@ -67,8 +67,8 @@ _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
 _DASHED_COMMENT = re.compile(r"^([^—–\n:]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
 _VALUE_PREPOSITION = re.compile(rf"^{pattern('value_prepositions')}\s+(?=[$€£]?\d)", re.I)
-# a label before a colon, starting with a letter: "Total due:", not "12:30"
-_LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?):\s*(.*)$")
+# a label before a colon, starting with a letter: "Total due:", not "12:30" ("It is at 3:30")
+_LABEL = re.compile(r"^\s*([^\W\d_][^:\n]*?)(?!(?<=\d):\d):\s*(.*)$")
 # "runs from 12:30 p.m. to 1:45 p.m.": the start for "begin"
 _FROM, _UNTIL = pattern("range_starts"), pattern("range_ends")
 _RANGE = re.compile(rf"\b{_FROM}\s+(?P<start>.+?)\s+{_UNTIL}\s+(?P<end>.+)$", re.IGNORECASE)
@@ -219,7 +219,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     sentence = without_source(sentence)
     if quoted := [double or single for double, single in _QUOTED.findall(sentence)]:
         return _trimmed(_without_title(quoted[-1], question))
-    if (label := _label(sentence)) is not None:
+    if (label := _label(sentence, question)) is not None:
         return _trimmed(label[1])
     # after a colon, a part that restates the question: "it is a 2: the zip code is 27102"
     head, _, tail = sentence.rpartition(": ")
@@ -250,7 +250,9 @@ def _answering_clause(sentence: str, question: str) -> str:
     """The main clause, unless it only counts ("The table lists 6 samples, and the weight asked
     for is 2.5."): then the clause stating a value, else the last restating the question."""
     main = main_clause(sentence)
-    if not re.search(r"\d", sentence) or value_strength(main) > 0 or _names_answer(main, question):
+    unasked = only_counts(main) and stated_count(main, question) is None
+    valued = value_strength(main) > 0 and not unasked  # not "The ad shows 2 people, and ..."
+    if not re.search(r"\d", sentence) or valued or _names_answer(main, question):
         return main
     stated = stating_clause(sentence, question, holds_digit, value_strength) or main
     if value_strength(stated) > 0:
@@ -348,7 +350,7 @@ def _answer_lines(text: str, question: str) -> list[str]:
 def _labelled_value(lines: list[str], question: str) -> str | None:
     """The short bare line that label lines end on ("Men: 45%\nWomen: 51%\n\nWomen"); else of
     several label lines, the value of the one whose label restates the question."""
-    labels = [_label(line) for line in lines]
+    labels = [_label(line, question) for line in lines]
     closes = len(lines) > 1 and all(labels[:-1]) and labels[-1] is None
     if closes and len(lines[-1].split()) <= 4 and _is_bare(lines[-1]):
         return lines[-1]
@@ -358,10 +360,14 @@ def _labelled_value(lines: list[str], question: str) -> str | None:
     return restating[1] if len(labelled) > 1 and wanted & content_words(restating[0]) else None
 
 
-def _label(line: str) -> tuple[str, str] | None:
-    """(label, value) of a label line of at most three words ("Total due: $1,245.00")."""
+def _label(line: str, question: str = "") -> tuple[str, str] | None:
+    """(label, value) of a label line of at most three words ("Total due: $1,245.00"), or of more
+    that restate the question ("Dr. Allen's phone number: 212-555-0148")."""
     found = _LABEL.match(line)
-    short = found and len(ASIDE.sub("", found[1]).split()) <= 3  # "Distribution list (first entry)"
+    label = ASIDE.sub("", found[1]) if found else ""  # "Distribution list (first entry)"
+    short = found and (
+        len(label.split()) <= 3 or len(content_words(label) & content_words(question)) > 1
+    )
     return (found[1], found[2]) if short else None
 
 
@@ -453,6 +459,9 @@ def _after_restated(clause: str, question: str) -> str | None:
     first = next((i for i, w in enumerate(words) if w.lower().strip(_WORD_EDGES) in asked), None)
     if first is None:
         return None
+    leads = [i for i, word in enumerate(words[:first]) if f" {word.lower()} " in _TEXT_KEY_PHRASES]
+    if leads and words[first][0].isupper():
+        return " ".join(words[leads[-1] + 1 :])  # a name: "is from the University of Minnesota"
     # the question's verb as the statement inflects it: "represents" for "What does ... represent?"
     verbs = {w for w in map(str.lower, words) if w not in asked and inflects(w, asked)}
     restating, end, copula = asked | _RESTATING_WORDS | verbs, first, False
