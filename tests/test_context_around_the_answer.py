@@ -2176,3 +2176,30 @@ def test_a_pick_concluded_before_a_cut_off_check_stands() -> None:
     assert read_choice(wait, letters, options).letter is None
     cut = "Now this 6 Ω branch is in parallel with the"
     assert read_choice(cut, letters, options).letter is None
+
+
+def test_probably_not_leans_no_even_when_it_wavers_after() -> None:
+    answer = (
+        "Probably not — I think Germany won in 2014, though Brazil hosted it, so it might be yes."
+    )
+    assert yes_no(answer) == "no"
+    assert yes_no("Probably not.") == "no"
+    assert yes_no("Not sure; it could be yes or no.") == "unclear"
+
+
+def test_i_mislabeled_corrects_the_stated_answer() -> None:
+    letters, options = option_letters(4), ["divergent", "convergent", "transform", "hotspot"]
+    answer = "Final answer: B. Hmm, I mislabeled — divergent is A. Final: A"
+    assert read_choice(final_answer(answer), letters, options).letter == "A"
+    assert (
+        read_choice(final_answer("Final answer: B. I missed nothing."), letters, options).letter
+        == "B"
+    )
+
+
+def test_an_answer_cut_off_at_its_label_stands_on_what_it_worked_out() -> None:
+    letters, options = option_letters(4), ["2:15", "2:30", "2:45", "3:00"]
+    answer = "The clock shows 1:30. Adding 45 minutes gives 2:15. Answer:"
+    assert read_choice(answer, letters, options).letter == "A"
+    cut = "The clock shows 1:30. Adding 45 minutes gives 2:15. Wait, the minute hand is"
+    assert read_choice(cut, letters, options).letter is None

@@ -51,6 +51,8 @@ _LETTER_ALTERNATIVES = re.compile(
 _PAIR = rf"\s+\(?([A-Z])\)?\s+(?i:{_AND})\s+\(?([A-Z])\)?(?!\w)"  # two letters: " A and (B)"
 _BETWEEN_LETTERS = re.compile(rf"\b(?i:{pattern('between_words')}){_PAIR}")
 _CLOSES = pattern("answer_ends")  # a word closing a stated answer: "정답은 C입니다"
+# an answer's label alone, where a response was cut off: "Answer:", "The final answer is"
+_ANSWER_LABEL = re.compile(rf"\s*{pattern('answer_phrases')}", re.IGNORECASE)
 
 
 def _letter_mention(letter: str) -> re.Pattern[str]:
@@ -238,7 +240,8 @@ def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[s
     for "... Now this 6 Ω branch is in parallel with the"."""
     said = " ".join(sentences_before_cut(core))
     settled = _read(said, letters, options) if said else None
-    concluded = settled and settled.how in ("concluded", "labelled", "declared")
+    labelled = _ANSWER_LABEL.fullmatch(sentences(core)[-1])  # "... gives 2:15. Answer:"
+    concluded = settled and (labelled or settled.how in ("concluded", "labelled", "declared"))
     return settled if concluded else Choice(None, "cut_off")
 
 
