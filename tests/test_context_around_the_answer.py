@@ -2203,3 +2203,22 @@ def test_an_answer_cut_off_at_its_label_stands_on_what_it_worked_out() -> None:
     assert read_choice(answer, letters, options).letter == "A"
     cut = "The clock shows 1:30. Adding 45 minutes gives 2:15. Wait, the minute hand is"
     assert read_choice(cut, letters, options).letter is None
+
+
+def test_either_of_two_names_with_initials_commits_to_neither() -> None:
+    question = 'What is the content in the "FROM:" field?'
+    answer = "Either J. Hall or J. Hull — the vowel is unclear."
+    assert not substring_match(answer, ["J. Hall"], question=question)
+    assert substring_match("J. Hall. Or so the field reads.", ["J. Hall"], question=question)
+
+
+def test_a_sentence_a_loop_repeats_is_said_once() -> None:
+    answer = "Room 407. Room 407. Room 407. Room 407."
+    assert text_answer(answer, "What is the room number?") == "407"
+
+
+def test_a_date_among_other_numbers_is_the_date_asked_for() -> None:
+    answer = "The meeting on June 5, 1991 had 14 attendees listed."
+    assert text_answer(answer, "What is the date of the meeting?") == "June 5, 1991"
+    answer = "The meeting is scheduled for Tuesday, March 8."
+    assert text_answer(answer, "When is the meeting scheduled?") == "Tuesday, March 8"

@@ -98,12 +98,13 @@ _YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # 
 # the "no" a self-correction opens with, which answers no question that is not a yes/no one
 _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.I)
 _MONTHS = pattern("months")
-# a date with its day or year: "Sept. 22, 1998", "January 1982"
+# a date with its day or year: "Sept. 22, 1998", "January 1982", "5 June 1991"
 _DATE = re.compile(
-    rf"\b(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|{pattern('day_endings')})?\b"
-    rf"|\b\d{{1,2}}\s+{_MONTHS}\b"
+    rf"\b(?:(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|{pattern('day_endings')})?\b"
+    rf"|\b\d{{1,2}}\s+{_MONTHS}\b)(?:,?\s+\d{{4}}\b)?"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
+_TIME = re.compile(r"\d:\d\d")
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
 _NUMBER_IN_NAME = re.compile(
     rf"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+{pattern('name_links')}\s+\d"
@@ -236,6 +237,10 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     years = _YEAR.findall(clause) or _YEAR.findall(sentence)  # "..., and it was in 1985"
     if _ASKS_YEAR.search(question) and len(set(years)) == 1:
         return years[0]  # "Sales peaked in 1986 at $4.2 million"
+    # a date among other numbers: "The meeting on June 5, 1991 had 14 attendees listed."
+    dates, beside = set(_DATE.findall(clause)), holds_digit(_DATE.sub("", clause))
+    if _ASKS_DATE.search(question) and len(dates) == 1 and beside and not _TIME.search(clause):
+        return dates.pop()
     phones = _PHONE.findall(clause)
     if len(phones) == 1:
         return phones[0]  # "For inquiries, please call (212) 555-0143"
@@ -343,8 +348,16 @@ def _answer_lines(text: str, question: str) -> list[str]:
     after_list = any(items[:-1]) and not items[-1] and not _is_bare(lines[-1])
     if after_list and content_words(lines[-1]) & content_words(question):
         return lines[-1:]
-    # a line a loop repeats is said once: "Paul Nagel\n\nPaul Nagel\n\nPaul Na"
-    return [_LIST_ITEM.sub("", line) for line, _ in itertools.groupby(lines)]
+    # a line or sentence a loop repeats is said once: "Paul Nagel\n\nPaul Nagel\n\nPaul Na"
+    lines = [_said_once(line) for line, _ in itertools.groupby(lines)]
+    return [_LIST_ITEM.sub("", line) for line in lines]
+
+
+def _said_once(line: str) -> str:
+    """A line less the sentences a loop repeats: "Room 407. Room 407. Room 407." is Room 407."""
+    said = sentences(line)
+    once = [sentence for sentence, _ in itertools.groupby(said)]
+    return line if len(once) == len(said) else " ".join(once)
 
 
 def _labelled_value(lines: list[str], question: str) -> str | None:

@@ -41,7 +41,8 @@ _VALUE_PAIR = re.compile(
     rf"\b{pattern('value_pairs')}\s+[$€£]?\d".replace("{value}", r"[$€£]?\d[\d.,]*\s*\S{0,8}"), re.I
 )
 _EITHER_OR = re.compile(
-    rf"(?:\b{pattern('either_words')}\b|{_POSSIBLE})[^.;!?]{{1,80}}?{_OR}\b", re.IGNORECASE
+    rf"(?:\b{pattern('either_words')}\b|{_POSSIBLE})(?:[^.;!?]|(?<=\b[A-Z])\.){{1,80}}?{_OR}\b",
+    re.IGNORECASE,
 )
 _VALUE_OR_VALUE = re.compile(
     r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?"
