@@ -23,7 +23,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import LANGUAGES, pattern, words
-from mmcritic.reading.markup import BOLD, CJK, ITALIC, answer_region, clean_latex
+from mmcritic.reading.markup import BOLD, CJK, answer_region, clean_latex
 from mmcritic.reading.statements import (
     APOLOGY,
     COPULAS,
@@ -98,10 +98,10 @@ _YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # 
 # the "no" a self-correction opens with, which answers no question that is not a yes/no one
 _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.I)
 _MONTHS = pattern("months")
-# a date with its day or year: "Sept. 22, 1998", "January 1982", "5 June 1991"
+# a date with its day or year: "Sept. 22, 1998", "January 1982", "3. Februar 1982"
 _DATE = re.compile(
     rf"\b(?:(?:{_MONTHS}|{MONTH_ABBREVIATIONS})\.?\s+\d{{1,2}}(?:\d\d|{pattern('day_endings')})?\b"
-    rf"|\b\d{{1,2}}\s+{_MONTHS}\b)(?:,?\s+\d{{4}}\b)?"
+    rf"|\b\d{{1,2}}\.?\s+{_MONTHS}\b)(?:,?\s+\d{{4}}\b)?"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
 _TIME = re.compile(r"\d:\d\d")
@@ -156,8 +156,7 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     lines = _answer_lines(clean_latex(LATEX_INLINE.sub(r"\1", answer)), question)
     if not lines:
         return ""
-    emphasis = BOLD.findall(answer) or ITALIC.findall(answer)
-    if marked := [span for span in emphasis if not span.rstrip().endswith(":")]:
+    if marked := [span for span in BOLD.findall(answer) if not span.rstrip().endswith(":")]:
         return "" if offers_two_marked(answer, marked[-1]) else _trimmed(marked[-1])
     if lines[0].endswith(":") and len(lines) > 1:
         return _trimmed(lines[1])

@@ -117,8 +117,6 @@ MARKUP = str.maketrans("", "", "*$`")
 
 # markdown bold: "**248** participants"
 BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
-# markdown italics around a title: "in the *Journal of Clinical Oncology*" (not "2*3*4")
-ITALIC = re.compile(r"(?<![*\w])\*(?![\s*])([^*\n]{1,80}?)(?<!\s)\*(?![*\w])")
 # `$x$` around math; a `$` followed by a digit opens no math and closes none: it is currency
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
