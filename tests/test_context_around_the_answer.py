@@ -2222,3 +2222,18 @@ def test_a_date_among_other_numbers_is_the_date_asked_for() -> None:
     assert text_answer(answer, "What is the date of the meeting?") == "June 5, 1991"
     answer = "The meeting is scheduled for Tuesday, March 8."
     assert text_answer(answer, "When is the meeting scheduled?") == "Tuesday, March 8"
+
+
+def test_a_count_of_all_surveyed_before_the_share_is_context() -> None:
+    question = "What percentage of respondents were 'Very satisfied'?"
+    answer = "Out of 1,502 respondents surveyed, 23% said they were very satisfied."
+    assert relaxed_match(answer, "23", question=question)
+    assert not relaxed_match(answer, "1502", question=question)
+
+
+def test_a_named_party_with_its_seats_states_the_party() -> None:
+    question = "Which party won the most seats in 2015?"
+    assert relaxed_match(
+        "The Conservative party, with 330 seats.", "Conservative", question=question
+    )
+    assert not relaxed_match("The Labour party, with 232 seats.", "Conservative", question=question)

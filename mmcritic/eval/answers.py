@@ -154,7 +154,7 @@ _HOW_MANY = re.compile(
 _COUNTS_THINGS = re.compile(
     rf"(?i)\b(?:{pattern('existentials')}|{pattern('count_openers')}|{pattern('partitives')}"
     rf"|(?!(?:{COPULAS}|{pattern('value_verbs')}|{pattern('operators')})\b)[a-z]{{3,}}(?:s|ed))"
-    rf"\s+(?:{pattern('count_qualifiers')}\s+)?\d+\s+(?:[a-z]+\s+)?"
+    rf"\s+(?:{pattern('count_qualifiers')}\s+)?\d+(?:,\d{{3}})*\s+(?:[a-z]+\s+)?"
     rf"(?:[a-z]+s|{pattern('irregular_plurals')})\b"
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")

@@ -285,8 +285,10 @@ def _asked_verb(clause: str, question: str) -> re.Match[str] | None:
 
 def subject_core(subject: str, question: str) -> str:
     """A subject less what it says beside the answer: a chart part ("orange segments" is
-    "orange"), the question's words after the answer and a trailing quantifier."""
-    words = _FLOATING_QUANTIFIER.sub("", _CHART_PART.sub("", subject.strip())).split()
+    "orange"), the question's words after the answer ("The Conservative party" is
+    "Conservative"), a leading article and a trailing quantifier."""
+    subject = LEADING_ARTICLE.sub("", subject.strip())
+    words = _FLOATING_QUANTIFIER.sub("", _CHART_PART.sub("", subject)).split()
     asked = content_words(question)
     while len(words) > 1 and words[-1].lower() in asked:
         words.pop()
