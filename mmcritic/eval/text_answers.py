@@ -104,7 +104,6 @@ _DATE = re.compile(
     rf"|\b\d{{1,2}}\.?\s+{_MONTHS}\b)(?:,?\s+\d{{4}}\b)?"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
 )
-_TIME = re.compile(r"\d:\d\d")
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
 _NUMBER_IN_NAME = re.compile(
     rf"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+{pattern('name_links')}\s+\d"
@@ -238,7 +237,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
         return years[0]  # "Sales peaked in 1986 at $4.2 million"
     # a date among other numbers: "The meeting on June 5, 1991 had 14 attendees listed."
     dates, beside = set(_DATE.findall(clause)), holds_digit(_DATE.sub("", clause))
-    if _ASKS_DATE.search(question) and len(dates) == 1 and beside and not _TIME.search(clause):
+    if _ASKS_DATE.search(question) and len(dates) == 1 and beside:
         return dates.pop()
     phones = _PHONE.findall(clause)
     if len(phones) == 1:
