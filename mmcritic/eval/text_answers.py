@@ -253,9 +253,8 @@ def _answering_clause(sentence: str, question: str) -> str:
     """The main clause, unless it only counts ("The table lists 6 samples, and the weight asked
     for is 2.5."): then the clause stating a value, else the last restating the question."""
     main = main_clause(sentence)
-    unasked = only_counts(main) and stated_count(main, question) is None
-    valued = value_strength(main) > 0 and not unasked  # not "The ad shows 2 people, and ..."
-    if not re.search(r"\d", sentence) or valued or _names_answer(main, question):
+    # a clause that only counts has no value strength: not "The ad shows 2 people, and ..."
+    if not re.search(r"\d", sentence) or value_strength(main) > 0 or _names_answer(main, question):
         return main
     stated = stating_clause(sentence, question, holds_digit, value_strength) or main
     if value_strength(stated) > 0:
