@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
@@ -322,8 +323,12 @@ def _latex_expressions(text: str) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1 << 16)
 def _verify(prediction: str, target: str) -> bool:
-    """math-verify's equivalence; False for a prediction it may not read (`MAX_VERIFIED_CHARS`)."""
+    """math-verify's equivalence; False for a prediction it may not read (`MAX_VERIFIED_CHARS`).
+    It is pure and costs tens of milliseconds of LaTeX parsing and sympy a pair, so a pair is
+    verified once: an answer read again (a corpus scored again with one rule off) costs
+    nothing more."""
     if len(prediction) > MAX_VERIFIED_CHARS or _UNVERIFIABLE.search(prediction):
         return False
     from math_verify import parse, verify
