@@ -404,3 +404,82 @@ def test_options_yes_and_no_in_any_listed_language_are_read_as_yes_and_no(
     from mmcritic.eval.choices import choice_letter
 
     assert choice_letter(answer, ["A", "B"], options) == "A"
+
+
+# a short answer written in a shipped language for an English gold, as a careful grader reads it
+# (it counts when it clearly means the gold), and the same answer's wrong or undecided forms
+SHORT_ANSWERS_IN_ANOTHER_LANGUAGE = [
+    ("es", "What color is the truck?", "Green", "El camión es verde.", "El camión es rojo."),
+    ("fr", "What color is the umbrella?", "Red", "Rouge.", "Ce n'est pas rouge."),
+    ("de", "Which side is the bus on?", "Left", "Der Bus ist links.", "Links oder rechts."),
+    ("pt", "What color is the car?", "White", "O carro é branco.", "O carro é preto."),
+    ("ru", "What color is the building?", "Brown", "Оно коричневое.", "Оно белое."),
+    ("zh", "What color is the car?", "White", "白色", "红色和白色"),
+    ("ja", "What color is the traffic light?", "Green", "信号は緑色です。", "信号は赤です。"),
+    ("ko", "Which side is the sign on?", "Right", "오른쪽입니다.", "왼쪽입니다."),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "gold", "meant", "wrong"), SHORT_ANSWERS_IN_ANOTHER_LANGUAGE
+)
+def test_a_short_answer_in_a_shipped_language_means_its_english_gold(
+    code: str, question: str, gold: str, meant: str, wrong: str
+) -> None:
+    from mmcritic_dev.scorer_agreement import policy_score
+
+    row = {"question": f"{question}\nPlease answer directly with a single word.", "answer": gold}
+    assert policy_score("realworldqa", row, meant) == 1.0, code
+    assert policy_score("realworldqa", row, wrong) == 0.0, code
+
+
+CHART_ANSWERS_IN_ANOTHER_LANGUAGE = [
+    ("Germany", "El país con el valor más alto es Alemania.", "Alemania y Francia."),
+    ("India", "インドが最も高い値を示しています。", "日本が最も高い値を示しています。"),
+    ("London", "Londres tiene el alquiler más alto.", "Londres no tiene el alquiler más alto."),
+    ("Japan", "日本です。", "中国です。"),
+]
+
+
+@pytest.mark.parametrize(("gold", "meant", "wrong"), CHART_ANSWERS_IN_ANOTHER_LANGUAGE)
+def test_a_chart_answer_naming_a_country_in_another_language_names_the_gold(
+    gold: str, meant: str, wrong: str
+) -> None:
+    from mmcritic.eval.scorers import relaxed_match
+
+    question = "Which one has the highest value?"
+    assert relaxed_match(meant, gold, question=question)
+    assert not relaxed_match(wrong, gold, question=question)
+
+
+def test_an_english_answer_is_not_read_through_another_language() -> None:
+    from mmcritic.reading.statements import english_gloss
+
+    # German "links" and "rot" are English words too: an English answer means what it says
+    assert english_gloss("There are links to the left") is None
+    assert english_gloss("The fruit is rot") is None
+    assert english_gloss("Der Apfel ist rot.") == "red"
+
+
+def test_every_shipped_language_but_english_glosses_its_answer_words() -> None:
+    from mmcritic.reading.language import phrases
+
+    assert {code for code in LANGUAGES if phrases(code, "glosses")} == set(LANGUAGES) - {"en"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("Há seis cones na estrada.", "6"),
+        ("Es gibt sieben Autos.", "7"),
+        ("Hay ocho personas.", "8"),
+        ("Il y a dix voitures.", "10"),
+        ("트럭은 두 대입니다.", "2"),
+        ("Их девять.", "9"),
+    ],
+)
+def test_a_count_spelled_in_a_shipped_language_is_its_number(answer: str, value: str) -> None:
+    from mmcritic.eval.scorers import numeric_match
+
+    assert numeric_match(answer, value)
+    assert not numeric_match(answer, str(int(value) + 1))

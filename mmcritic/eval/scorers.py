@@ -34,7 +34,13 @@ from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import CJK, fold
-from mmcritic.reading.statements import YEAR, hedges_after, subject_answer, subject_core
+from mmcritic.reading.statements import (
+    YEAR,
+    english_gloss,
+    hedges_after,
+    subject_answer,
+    subject_core,
+)
 from mmcritic.reading.structure import reading_of
 
 ANLS_THRESHOLD = 0.5
@@ -141,7 +147,7 @@ def relaxed_match(
         bare = text_answer(ASIDE.sub("", prediction), question)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
         glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
-        found = [stated, core, named, bare, valued, *glosses]
+        found = [stated, core, named, bare, valued, *glosses, english_gloss(prediction)]
         if re.search(r"\d", target) and not reading_of(stated).has("negation"):
             found.append(_KIND_THEN_LABEL.sub("", stated))
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)

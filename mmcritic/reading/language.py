@@ -96,6 +96,11 @@ def ordinals(*codes: str) -> list[str]:
     return [f"(?:{'|'.join(dict.fromkeys(forms))})" for _, forms in sorted(places.items())]
 
 
+def glosses(*codes: str) -> dict[str, str]:
+    """Answer words of the given languages and their English ("rouge" -> "red")."""
+    return _merged("glosses", codes)
+
+
 def short_forms(*codes: str) -> dict[str, str]:
     """Words' short forms and the words they stand for ("st" -> "street")."""
     return _merged("short_forms", codes)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable
 
-from mmcritic.reading.language import pattern, short_forms, words
+from mmcritic.reading.language import glosses, pattern, short_forms, words
 from mmcritic.reading.structure import HEDGE, reading_of
 
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
@@ -315,3 +316,34 @@ def content_words(text: str) -> set[str]:
 def without_final_period(text: str) -> str:
     """An answer without its final period, unless that closes an abbreviation ("D.C.")."""
     return text if _OWN_PERIOD.search(text) else text.rstrip(".")
+
+
+def _unaccented(text: str) -> str:
+    """Lower case without accents, the form glosses are looked up in ("Marrón", "marron")."""
+    split = unicodedata.normalize("NFKD", text.lower())
+    bare = "".join(char for char in split if not unicodedata.combining(char))
+    return unicodedata.normalize("NFC", bare)  # Korean syllables whole again
+
+
+_GLOSSES = {_unaccented(word): english for word, english in glosses().items()}
+# a word in a spaced script stands alone ("rot", not "rotate"); one in Chinese, Japanese or
+# Korean stands in its sentence unspaced ("信号は緑色です")
+_GLOSSED = re.compile(
+    "|".join(
+        re.escape(word)
+        if re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", word)
+        else rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])"
+        for word in sorted(_GLOSSES, key=len, reverse=True)
+    )
+)
+_ENGLISH = re.compile(rf"\b{pattern('function_words', 'en')}\b", re.IGNORECASE)
+
+
+def english_gloss(text: str) -> str | None:
+    """The English of the one answer word an answer in another language names ("El camión es
+    verde." -> "green", "インドが最も高い値を示しています。" -> "India"); None for an English
+    answer, one naming two such words, or one that negates ("No es rojo")."""
+    if _ENGLISH.search(text) or reading_of(text).has("negation"):
+        return None
+    named = {_GLOSSES[word] for word in _GLOSSED.findall(_unaccented(text))}
+    return named.pop() if len(named) == 1 else None

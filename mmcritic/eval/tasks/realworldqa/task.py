@@ -11,7 +11,7 @@ from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, mc_score
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
-from mmcritic.reading.statements import STOP_WORDS, content_words
+from mmcritic.reading.statements import STOP_WORDS, content_words, english_gloss
 from mmcritic.reading.structure import reading_of
 
 HEADLINE = "accuracy"
@@ -44,6 +44,7 @@ def score(answer: str, problem: Problem) -> Scored:
         return Scored(answer, float(numeric_match(answer, target, question=problem.question)))
     stated = text_answer(answer, problem.question)
     said = [stated, answer, _without_question_words(stated, problem.question)]
+    said.append(english_gloss(answer) or "")  # "El camión es verde." says "green"
     # "It is on the right side of the road." says "right"
     if not reading_of(answer).has("negation"):
         said.append(_without_question_words(answer, problem.question))
