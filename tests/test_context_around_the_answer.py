@@ -339,6 +339,31 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "When is the meeting scheduled?",
             "Tuesday, March 8",
         ),
+        # a heading over label lines, or a bold label, labels the value asked for; a heading
+        # over one value line is that value
+        ("### Registration\n- **Fee:** $150\n- Due by: May 1", "What is the fee?", "$150"),
+        ("Registration:\n$150", "What is the registration fee?", "$150"),
+        (
+            "The subtotal is $11,600.\n\n**Total cost: $12,480**",
+            "What is the total cost?",
+            "$12,480",
+        ),
+        # a year naming the thing after it is no value; a year alone in its clause is
+        (
+            "The purpose of the meeting is to review the 1985 budget.",
+            "What is the purpose of the meeting?",
+            "review the 1985 budget",
+        ),
+        ("The budget was approved in 1985.", "When was the budget approved?", "1985"),
+        # a list's first entry is not said first: the sentence concluding on the answer is
+        (
+            "1974: 12.1M; 1975: 11.8M; 1976: 10.9M. 1975 is lower. So the lowest is 1976.",
+            "Which year had the lowest sales?",
+            "1976",
+        ),
+        # a bare passive names its agent for "who"; a bare phrase for another question stays
+        ("Prepared by J. L. Charles.", "Who prepared the report?", "J. L. Charles"),
+        ("Shipped by air freight", "What is written under the box?", "Shipped by air freight"),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(
@@ -2244,3 +2269,59 @@ def test_a_named_party_with_its_seats_states_the_party() -> None:
         "The Conservative party, with 330 seats.", "Conservative", question=question
     )
     assert not relaxed_match("The Labour party, with 232 seats.", "Conservative", question=question)
+
+
+def test_a_closing_sentence_that_adds_a_value_for_reference_is_not_the_answer() -> None:
+    from mmcritic.eval.answers import answer_span
+
+    question = "Calculate the sensitivity of the screening test (in %)."
+    added = "Sensitivity = 170 / (170 + 30) = 85%. For reference, specificity = 720 / 800 = 90%."
+    assert answer_span(added, question) == "85%"
+    # a closing sentence that states the value is the answer
+    assert answer_span("Specificity = 720 / 800 = 90%. Sensitivity = 85%.", question) == "85%"
+
+
+def test_an_answer_phrase_in_a_supposition_states_no_answer() -> None:
+    from mmcritic.reading.final import final_answer
+
+    supposed = (
+        "The table lists Everest at 8,500 m and K2 at 8,611 m, which would mean the answer is "
+        "no. However, Everest is the tallest mountain on Earth. Yes, Everest is taller than K2."
+    )
+    assert yes_no(final_answer(supposed), "Is Everest taller than K2?") == "yes"
+    assert final_answer("If the answer is B, x = 3. The answer is C.") == "C"
+    assert final_answer("The answer is C.") == "C"
+
+
+def test_the_thing_after_than_is_not_the_one_picked() -> None:
+    options = ["the dog", "the chair", "they are the same size", "cannot be determined"]
+    assert read_choice("The chair is larger than the dog.", list("ABCD"), options).letter == "B"
+    assert read_choice("The dog is smaller than the chair.", list("ABCD"), options).letter == "A"
+    assert read_choice("More than 10", list("ABC"), ["5", "More than 10", "3"]).letter == "B"
+
+
+def test_the_one_name_in_a_chinese_sentence_answers_which_beside_its_value() -> None:
+    question = "Which country has the lowest share of renewable energy?"
+    said = "根据图表，可再生能源占比最低的国家是 Poland，约为 11%。"
+    assert text_answer(said, question) == "Poland"
+    # a value question keeps the whole sentence's reading, not the name beside it
+    assert text_answer("Poland 的占比约为 11%。", "What is Poland's share?") != "Poland"
+
+
+def test_a_measure_a_thing_has_is_its_value() -> None:
+    question = "What is the volume of the water in cm$^3$?"
+    had = "Full volume = 90π cm³. Half full, so the water has volume 45π cm³ ≈ 141.4 cm³."
+    assert math_equal(had, "45\\pi", question)
+    assert not math_equal(had, "90\\pi", question)
+
+
+def test_an_open_answer_is_read_without_a_value_added_for_reference() -> None:
+    added = "Sensitivity = 170 / (170 + 30) = 85%. For reference, specificity = 720 / 800 = 90%."
+    assert open_match(added, "85")
+    assert not open_match(added, "90")
+
+
+def test_a_value_is_no_option_whose_number_only_ends_in_its_digits() -> None:
+    options = ["$1,200", "$1,210", "$1,100", "$1,221", "$1,020"]
+    assert letter_score("The interest earned is $210.", "B", list("ABCDE"), options)[0] is None
+    assert letter_score("The final amount is $1,210.", "B", list("ABCDE"), options) == ("B", 1.0)

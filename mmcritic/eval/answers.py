@@ -56,6 +56,7 @@ _SCALE = re.compile(rf"({'|'.join(SCALES) or '(?!)'})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # "$1,210" is one number, not 1 and 210
 EDGE_PUNCTUATION = ",.!?;:'\" "
 # inline math holding no other opener: one never closed is not read to the end from each opener
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
@@ -129,10 +130,10 @@ _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
     rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
-# a paragraph after the answer that checks it or adds to it: "...\n\nCheck: figure 1 → 4 ✓, ..."
-_AFTERTHOUGHT = re.compile(
-    rf"(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*(?:{pattern('afterthoughts')})\b[\s\S]*$", re.I
-)
+# a paragraph or sentence after the answer that checks it or adds to it: "...\n\nCheck: figure 1
+# → 4 ✓, ...", "= 85%. For reference, specificity = 90%."
+_BEFORE_AFTERTHOUGHT = r"(?:(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*|(?<=\.)[ \t]+)"
+_AFTERTHOUGHT = re.compile(rf"{_BEFORE_AFTERTHOUGHT}(?:{pattern('afterthoughts')})\b[\s\S]*$", re.I)
 # a number as a question names it, after its word: "aged 65", "Angle 2"
 _NAMED_NUMBER = re.compile(r"[^\W\d_]+\s+\d[\d.,]*\d|[^\W\d_]+\s+\d")
 # a part counted before the whole it is part of: "3 of the 7 bars"
@@ -179,7 +180,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     asks for, what follows the verb of a sentence stating a number, or all; "" when cut off."""
     if (stated := stated_answer(response)) is not None:
         return stated
-    region = _without_afterthought(answer_region(response))
+    region = without_afterthought(answer_region(response))
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
@@ -237,9 +238,9 @@ def _states_a_value(question: str | None, clause: str) -> bool:
     return holds_digit(number_word(clause))
 
 
-def _without_afterthought(region: str) -> str:
-    """The answer text less a closing paragraph that checks or adds to a value stated before it
-    ("V = πr²h = 45π.\n\nFor reference, the lateral surface area is 30π")."""
+def without_afterthought(region: str) -> str:
+    """The answer text less a closing paragraph or sentence that checks or adds to a value stated
+    before it ("V = πr²h = 45π.\n\nFor reference, the lateral surface area is 30π")."""
     kept = _AFTERTHOUGHT.sub("", region)
     return kept if holds_digit(kept) else region
 
@@ -486,11 +487,12 @@ def other_number(word: str) -> set[str]:
 
 def plain_words(text: str) -> str:
     """Lower-cased words without punctuation, the form answer and option texts compare in: a
-    minus before a number stays a word ("-2" is not "2"), a dotted abbreviation is one word,
+    minus before a number stays a word ("-2" is not "2"), a number keeps its thousands
+    ("1,210" is not "1 210"), a dotted abbreviation is one word,
     accents are dropped ("Dalí" is "dali") and British spelling reads as American."""
     text = _DOTTED.sub(lambda match: match.group().replace(".", ""), fold(text))
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    signed = _NEGATIVE.sub(" minus ", bare.lower())
+    signed = _NEGATIVE.sub(" minus ", _THOUSANDS_COMMA.sub("", bare.lower()))
     return " ".join(american_spelling(word) for word in _PUNCTUATION.sub(" ", signed).split())
 
 

@@ -62,7 +62,7 @@ _LATER_COPULA = re.compile(
 )
 _CONCLUDING_ADVERB = re.compile(rf"\s({COPULAS}),?\s+{pattern('conclusions')},?\s+", re.I)
 # a passive's participle and preposition before the answer: "(is) scheduled for October 14"
-_PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)")
+_PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)", re.IGNORECASE)
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n:]{1,60}?)\s+[—–]\s+\S")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
@@ -107,6 +107,8 @@ _DATE = re.compile(
 # a number that begins a name or an address ("1875 Eye Street"), or ends a name after "of"
 _NUMBER_IN_NAME = re.compile(
     rf"(?<![\w.,])\d[\d,]*\s+[A-Z](?:[a-z]|\.\s[A-Z])|\b[A-Z][\w-]*\s+{pattern('name_links')}\s+\d"
+    # a year naming the thing after it: "to review the 1985 budget"
+    rf"|\b{pattern('definite_articles', 'en')}\s+(?:1[5-9]|20)\d\d\s+[a-z]"
 )
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\w)")  # not "1990s"
 _ASKED_PREPOSITION = re.compile(
@@ -156,9 +158,11 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     if not lines:
         return ""
     if marked := [span for span in BOLD.findall(answer) if not span.rstrip().endswith(":")]:
-        return "" if offers_two_marked(answer, marked[-1]) else _trimmed(marked[-1])
-    if lines[0].endswith(":") and len(lines) > 1:
-        return _trimmed(lines[1])
+        labelled = _label(marked[-1], question)  # "**Total cost: $12,480**"
+        span = labelled[1] if labelled and labelled[1] else marked[-1]
+        return "" if offers_two_marked(answer, marked[-1]) else _trimmed(span)
+    if lines[0].endswith(":") and len(lines) > 1 and _label(lines[1]) is None:
+        return _trimmed(lines[1])  # a heading and its value, not a heading over label lines
     commented = _DASHED_COMMENT.match(lines[0])
     head = commented.group(1) if commented else ""  # not "I apologize — the text is faint"
     if head and _is_bare(head) and len(head.split()) <= 5 and not APOLOGY.match(head):
@@ -225,8 +229,9 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     if head and content_words(tail) & content_words(question) and not _is_bare(tail):
         sentence = tail
     latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
-    if len(latin) == 1:
-        return _trimmed(latin[0])  # "报告由 Marketing Research Department 编写。"
+    named = [run for run in latin if re.search("[A-Za-z]", run)]  # not "约为 11%" beside it
+    if len(latin) == 1 or (len(named) == 1 and _ASKS_WHICH_OR_WHO.match(question)):
+        return _trimmed(named[0] if named else latin[0])  # "报告由 Marketing Research 编写。"
     # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
     counts = re.search(r"\d", sentence) and not _is_bare(sentence)
     if counts and (counted := stated_count(sentence, question)) is not None:
@@ -281,6 +286,9 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         addressed = _after_asked_preposition(clause, question)
         if addressed and len(addressed.split()) < len(clause.split()) - 2:
             return _trimmed(LEADING_ARTICLE.sub("", addressed))
+        agent = _PASSIVE.sub("", clause) if _ASKS_WHO.match(question) else clause
+        if agent != clause:
+            return _trimmed(agent)  # "Prepared by J. L. Charles." for "Who prepared ...?"
         clause = _before_unasked_count(clause, question)
         return _trimmed(clause) if keep_asked_words else _without_asked_words(clause, question)
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
@@ -364,7 +372,7 @@ def _labelled_value(lines: list[str], question: str) -> str | None:
     closes = len(lines) > 1 and all(labels[:-1]) and labels[-1] is None
     if closes and len(lines[-1].split()) <= 4 and _is_bare(lines[-1]):
         return lines[-1]
-    labelled = [label for label in labels if label is not None]
+    labelled = [label for label in labels if label is not None and label[1]]  # not a heading
     wanted = content_words(question)
     restating = max(labelled, key=lambda pair: len(wanted & content_words(pair[0])), default=None)
     return restating[1] if len(labelled) > 1 and wanted & content_words(restating[0]) else None
@@ -419,8 +427,9 @@ def _answering_sentence(lines: list[str], question: str) -> str:
     kept = [s for s in sentences("\n".join(lines)) if not (is_cut_off(s) or _only_apology(s))]
     if len(kept) < 2:  # "The PI is Dr. Helen M. Carver. Her affiliation is listed as the"
         return kept[0] if kept else lines[0]
-    if _is_bare(kept[0]) and len(kept[0].split()) <= 4 and not kept[0][0].islower():
-        return kept[0]  # "18-29. Younger adults are much more likely ...": said first
+    first = kept[0]  # not the first entry of a list: "1974: 12.1M; 1975: 11.8M; ..."
+    if _is_bare(first) and len(first.split()) <= 4 and not first[0].islower() and ": " not in first:
+        return first  # "18-29. Younger adults are much more likely ...": said first
     if not question:
         return lines[0]
     asks_date = _ASKS_DATE.search(question) is not None

@@ -25,6 +25,8 @@ from mmcritic.reading.structure import YES_NO, reading_of
 
 # what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
 _ANSWER_PHRASE = re.compile(pattern("answer_phrases"), re.IGNORECASE)
+# what makes an answer phrase after it a supposition: "which would mean the answer is no"
+_SUPPOSED = re.compile(rf"\b{pattern('suppositions')}\s+(?:the\s+)?$", re.IGNORECASE)
 # two boxes offered as alternatives: "\boxed{A} or \boxed{B}"
 _BOXES_OFFERED = re.compile(
     rf"\\boxed\s*\{{[^{{}}]*\}}\s*(?:{pattern('or_words')}|/|,)\s*\\boxed\s*\{{"
@@ -68,6 +70,8 @@ def _phrased_answer(region: str) -> str | None:
     for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
         if corrections and corrections[-1] >= phrase.end():
             return None  # "The answer is (C)... no wait, (B)": the answer is read whole
+        if _SUPPOSED.search(region[max(0, phrase.start() - 40) : phrase.start()]):
+            continue
         # the last phrase that states something ("The answer is 5. The answer is" cut off)
         end = _STATED_END.search(region, phrase.end())
         tail = without_symbols(region[phrase.end() : end.start() if end else len(region)])

@@ -17,6 +17,7 @@ from mmcritic.eval.answers import (
     number_word,
     parse_number,
     sentences_before_cut,
+    without_afterthought,
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
@@ -45,6 +46,7 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     fraction counts as its value and a quantity also in its base unit (`50 cm` is 0.5 m); a
     text target must be stated as whole words and not rejected."""
     golds = _targets(target)
+    prediction = without_afterthought(prediction)  # "= 85%. For reference, specificity = 90%."
     said = sentences_before_cut(prediction)
     if is_cut_off(prediction) and said:
         prediction = "\n".join(said)  # "... = 2,500 units.\n\nTo verify: ... total cost is"
