@@ -79,7 +79,8 @@ SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
 _UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
 _NUMBER_WORD = re.compile(
-    rf"\b(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
+    # a letter first: a digit or a space fails at once, not against each word of every language
+    rf"\b(?=[^\W\d_])(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
     rf"|(?P<word>{'|'.join(_WORD_DIGITS)}))\b"
     r"(?!-[^\W\d_])",  # not the first part of a compound word: "three-digit", "one-way"
     re.IGNORECASE,

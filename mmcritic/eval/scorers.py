@@ -33,7 +33,7 @@ from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import stated_answer
 from mmcritic.reading.language import pattern
-from mmcritic.reading.markup import CJK, fold
+from mmcritic.reading.markup import fold
 from mmcritic.reading.statements import (
     YEAR,
     english_gloss,
@@ -79,8 +79,6 @@ _VALUE_BESIDE = re.compile(
     rf"\s+{pattern('beside_prepositions')}\s+(?:{_APPROXIMATE}\s+)?[$€£]?-?\d[\d,.]*\s*%?$",
     re.IGNORECASE,
 )
-# an answer glossed in brackets after CJK text: "12月（December）"
-_GLOSS = re.compile(rf"(?<=[{CJK}])\(([^()]{{1,40}})\)")
 # words naming a label's kind before it: "Adults ages 18-29" is the label "18-29"
 _KIND_THEN_LABEL = re.compile(r"^(?:[^\W\d]+\s+){1,3}(?=\S*\d\S*$)")
 # a value with a decimal comma alone, as German or French write it: "31,4" (not "1,000")
@@ -146,8 +144,7 @@ def relaxed_match(
         named = subject_core(stated, question)  # "represented by the red line"
         bare = text_answer(ASIDE.sub("", prediction), question)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
-        glosses = _GLOSS.findall(fold(prediction))  # "12月（December）"
-        found = [stated, core, named, bare, valued, *glosses, english_gloss(prediction)]
+        found = [stated, core, named, bare, valued, english_gloss(prediction)]
         if re.search(r"\d", target) and not reading_of(stated).has("negation"):
             found.append(_KIND_THEN_LABEL.sub("", stated))
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)
