@@ -78,8 +78,8 @@ _WORD_DIGITS = {
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
 _UNITS = [word for word, digits in NUMBER_WORDS.items() if len(digits) == 1 and digits != "0"]
+# a letter first: at a digit or a space it fails at once, not on each word of every language
 _NUMBER_WORD = re.compile(
-    # a letter first: a digit or a space fails at once, not against each word of every language
     rf"\b(?=[^\W\d_])(?:(?P<tens>{'|'.join(TENS)})(?:[- ](?P<unit>{'|'.join(_UNITS)}))?"
     rf"|(?P<word>{'|'.join(_WORD_DIGITS)}))\b"
     r"(?!-[^\W\d_])",  # not the first part of a compound word: "three-digit", "one-way"
@@ -131,8 +131,7 @@ _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
     rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
-# a paragraph or sentence after the answer that checks it or adds to it: "...\n\nCheck: figure 1
-# → 4 ✓, ...", "= 85%. For reference, specificity = 90%."
+# a paragraph or sentence that checks or adds to the answer: "= 85%. For reference, ... = 90%."
 _BEFORE_AFTERTHOUGHT = r"(?:(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*|(?<=\.)[ \t]+)"
 _AFTERTHOUGHT = re.compile(rf"{_BEFORE_AFTERTHOUGHT}(?:{pattern('afterthoughts')})\b[\s\S]*$", re.I)
 # a number as a question names it, after its word: "aged 65", "Angle 2"
