@@ -368,3 +368,15 @@ def test_every_critic_verdict_reader_takes_linear_time_on_repeated_phrases(unit:
 def test_an_equation_after_a_long_run_of_digits_reads_in_bounded_time(written: str) -> None:
     # whether an equation computes its value ("14 + 17 = 31") is read from its left side's end
     _timed(lambda: numeric_match(written, "3", question="What is x?"), "numeric_match")
+
+
+@pytest.mark.parametrize("unit", ["rojo y ", "le plus haut ", "信号は緑色です", "1 "])
+def test_reading_a_long_answer_in_another_language_takes_linear_time(unit: str) -> None:
+    from mmcritic.reading.statements import english_gloss
+
+    times = []
+    for length in (25_000, 200_000):
+        text = unit * (length // len(unit))
+        times.append(_fastest(lambda text=text: english_gloss(text), repeats=3))
+    assert times[1] < 1.0, f"200k characters took {times[1]:.2f}s"
+    _assert_linear(times)

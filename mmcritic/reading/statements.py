@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Callable
 
 from mmcritic.reading.language import glosses, pattern, short_forms, words
+from mmcritic.reading.markup import CJK
 from mmcritic.reading.structure import HEDGE, reading_of
 
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
@@ -326,16 +327,11 @@ def _unaccented(text: str) -> str:
 
 
 _GLOSSES = {_unaccented(word): english for word, english in glosses().items()}
-# a word in a spaced script stands alone ("rot", not "rotate"); one in Chinese, Japanese or
-# Korean stands in its sentence unspaced ("信号は緑色です")
-_GLOSSED = re.compile(
-    "|".join(
-        re.escape(word)
-        if re.search(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", word)
-        else rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])"
-        for word in sorted(_GLOSSES, key=len, reverse=True)
-    )
-)
+# a word in Chinese, Japanese or Korean stands in its sentence unspaced ("信号は緑色です"); one in
+# a spaced script stands alone ("rot", not "rotate") and is looked up by its words, in one pass
+_UNSPACED = {word: english for word, english in _GLOSSES.items() if re.search(f"[{CJK}]", word)}
+_LONGEST = max((len(word.split()) for word in _GLOSSES), default=1)
+_GLOSS_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _ENGLISH = re.compile(rf"\b{pattern('function_words', 'en')}\b", re.IGNORECASE)
 
 
@@ -345,5 +341,9 @@ def english_gloss(text: str) -> str | None:
     answer, one naming two such words, or one that negates ("No es rojo")."""
     if _ENGLISH.search(text) or reading_of(text).has("negation"):
         return None
-    named = {_GLOSSES[word] for word in _GLOSSED.findall(_unaccented(text))}
+    plain = _unaccented(text)
+    said = _GLOSS_WORD.findall(plain)
+    runs = {" ".join(said[at : at + n]) for n in range(1, _LONGEST + 1) for at in range(len(said))}
+    named = {_GLOSSES[run] for run in runs if run in _GLOSSES and run not in _UNSPACED}
+    named |= {english for word, english in _UNSPACED.items() if word in plain}
     return named.pop() if len(named) == 1 else None
