@@ -2325,3 +2325,31 @@ def test_a_value_is_no_option_whose_number_only_ends_in_its_digits() -> None:
     options = ["$1,200", "$1,210", "$1,100", "$1,221", "$1,020"]
     assert letter_score("The interest earned is $210.", "B", list("ABCDE"), options)[0] is None
     assert letter_score("The final amount is $1,210.", "B", list("ABCDE"), options) == ("B", 1.0)
+
+
+def test_a_value_of_something_unasked_said_after_the_answer_is_not_the_answer() -> None:
+    question = "In right triangle ABC, angle C = 90°, AC = 6, BC = 8, then the length of AB is ()"
+    extra = "AB = √(6² + 8²) = √100 = 10. The perimeter of triangle ABC is 6 + 8 + 10 = 24."
+    assert math_equal(extra, "10", question)
+    assert answer_span(extra, question) == "10"
+    speed = "So the total displacement is 36 m. The maximum speed reached is 8 m/s."
+    asked = "What is the total displacement of the car in the first 6 seconds (in m)?"
+    assert open_match(speed, "36", asked)
+    assert not open_match(speed, "8", asked)
+    # a later sentence that computes from the values read, or concludes, is the answer
+    computed = "The top two bars are 48 and 46.\n48 + 46 = 94"
+    assert relaxed_match(computed, "94", question="What's the total of the top two bars?")
+    concluded = "The total is 45. So the average is 15."
+    assert relaxed_match(concluded, "15", question="What is the total?")
+    corrected = "The tallest bar is 87. No — actually, reading the label again, it's 78."
+    assert relaxed_match(corrected, "78", question="What is the value of the tallest bar?")
+
+
+def test_a_computation_said_to_come_to_about_a_value_states_that_value() -> None:
+    question = "What is the ratio between the two largest segments?"
+    assert relaxed_match(
+        "The two largest segments are 36% and 28%. 36/28 ≈ 1.29.", "1.29", question=question
+    )
+    # the root's fraction is no computation from numbers alone: both sides are read
+    rooted = "Area = (√3/4)(25) = 25√3/4 ≈ 10.83"
+    assert math_equal(rooted, "\\frac{25\\sqrt{3}}{4}", "Find the area of the triangle.")

@@ -32,6 +32,7 @@ from mmcritic.reading.statements import (
     stating_clause,
     subject_restates,
     topic_words,
+    without_unasked,
 )
 from mmcritic.reading.structure import reading_of
 
@@ -134,6 +135,8 @@ _OF_THEM = re.compile(
 # a paragraph or sentence that checks or adds to the answer: "= 85%. For reference, ... = 90%."
 _BEFORE_AFTERTHOUGHT = r"(?:(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*|(?<=\.)[ \t]+)"
 _AFTERTHOUGHT = re.compile(rf"{_BEFORE_AFTERTHOUGHT}(?:{pattern('afterthoughts')})\b[\s\S]*$", re.I)
+# a computation from numbers alone said to come to about a value: "36/28 ≈ 1.29"
+_COMPUTED_APPROXIMATELY = re.compile(r"(?<![^\s=:])(\d[\d.,]*%?\s*[-+*/×÷−]\s*\d[\d.,]*%?)\s*≈")
 # a number as a question names it, after its word: "aged 65", "Angle 2"
 _NAMED_NUMBER = re.compile(r"[^\W\d_]+\s+\d[\d.,]*\d|[^\W\d_]+\s+\d")
 # a part counted before the whole it is part of: "3 of the 7 bars"
@@ -180,11 +183,12 @@ def answer_span(response: str, question: str | None = None) -> str:
     asks for, what follows the verb of a sentence stating a number, or all; "" when cut off."""
     if (stated := stated_answer(response)) is not None:
         return stated
-    region = without_afterthought(answer_region(response))
+    region = without_unasked(without_afterthought(answer_region(response)), question or "")
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
     text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
+    text = _COMPUTED_APPROXIMATELY.sub(r"\1 =", text)  # "36/28 ≈ 1.29" computes 1.29
     if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
     lines = [_without_condition(line.rstrip(". ")) for line in text.splitlines() if line.strip()]

@@ -98,6 +98,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 # the letters a clause restates a question's word by: "approval" restates "approved"
 _STEM = 6
+# where a subject ends and the value it is said to have begins: "AB = 10", "the total is 36 m"
+_VALUE_SPLIT = re.compile(rf"\s(?:{COPULAS})\s|=")
+# the words an answer names itself by: "The answer is 12", "Result: 12"
+_ANSWER_NAMES = frozenset(word[:_STEM] for word in words("answer_keys"))
 
 
 def sentences(text: str) -> list[str]:
@@ -219,6 +223,44 @@ def restated_complement(clause: str, question: str) -> str | None:
     subject = _COPULA_SPLIT.split(clause, maxsplit=1)
     said = content_words(subject[0])
     return subject[1] if len(subject) > 1 and said and said <= content_words(question) else None
+
+
+def without_unasked(text: str, question: str) -> str:
+    """The text up to the last sentence stating the value of what the question asks, where each
+    sentence after it states the value of something the question does not name ("so the total
+    displacement is 36 m. The maximum speed reached is 8 m/s."); else the whole text."""
+    told = sentences(text)
+    asked = {word[:_STEM] for word in content_words(asked_sentence(question))}
+    for at in range(len(told) - 2, -1, -1):
+        if _value_subject(told[at], asked) == "asked":
+            unasked = all(_value_subject(part, asked) == "unasked" for part in told[at + 1 :])
+            return " ".join(told[: at + 1]) if unasked else text
+    return text
+
+
+def _value_subject(sentence: str, asked: set[str]) -> str | None:
+    """Whether a sentence states a value of what is asked (a subject, before a copula or `=`, of
+    only asked words) or only of something unasked (a plain subject naming a word the question
+    and an answer's name lack, not concluding); None where it states no value by a subject."""
+    reading = reading_of(sentence)
+    parts = reading.parts("conclusion")  # "..., so the total displacement is 36 m"
+    subjects = [_value_subject_words(clause) for part in parts for clause in clauses(part)]
+    stated = [said for said in subjects if said is not None]
+    if any(said and said <= asked for said in stated):
+        return "asked"
+    named = [{word for word in said - asked - _ANSWER_NAMES if len(word) > 2} for said in stated]
+    plain = len(parts) == 1 and not (_CONCLUDES.match(sentence) or reading.has("correction"))
+    return "unasked" if named and all(named) and plain else None
+
+
+def _value_subject_words(clause: str) -> set[str] | None:
+    """The stems of the words of the plain subject, no comma, that a clause states a number of
+    ("the maximum speed reached is 8"); None where it states none so."""
+    lead = _SUBJECT_LEADS.match(clause)  # "So the total displacement is 36 m"
+    subject, *value = _VALUE_SPLIT.split(clause[lead.end() if lead else 0 :], maxsplit=1)
+    if not value or "," in subject or not re.search(r"\d", value[0]):
+        return None
+    return {word[:_STEM] for word in content_words(subject) if word.isalpha()}
 
 
 def asked_sentence(question: str) -> str:

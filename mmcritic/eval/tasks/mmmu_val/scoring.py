@@ -21,7 +21,7 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
-from mmcritic.reading.statements import main_clause, sentences
+from mmcritic.reading.statements import main_clause, sentences, without_unasked
 from mmcritic.reading.structure import reading_of
 
 # a quantity in a prefixed unit ("50 cm"), read also in the base unit; `(?<!\d)` loses no match
@@ -36,7 +36,7 @@ KEY_INDICATORS = ("could be ", "so ", "is ", "thus ", "therefore ", "final ", "a
 _TRIVIAL_TAILS = {":", ",", ".", "!", "?", ";", "'"}
 
 
-def open_match(prediction: str, target: str | Sequence[str]) -> bool:
+def open_match(prediction: str, target: str | Sequence[str], question: str = "") -> bool:
     """MMMU's `eval_open` on the key part its `parse_open_response` finds (after the last key
     phrase, "therefore "): a numeric target matches a number there rounded to two decimals, a
     text target one occurring there (a one-letter target only as a word); a target written as
@@ -46,7 +46,8 @@ def open_match(prediction: str, target: str | Sequence[str]) -> bool:
     fraction counts as its value and a quantity also in its base unit (`50 cm` is 0.5 m); a
     text target must be stated as whole words and not rejected."""
     golds = _targets(target)
-    prediction = without_afterthought(prediction)  # "= 85%. For reference, specificity = 90%."
+    # "= 85%. For reference, specificity = 90%."; "… is 36 m. The maximum speed reached is 8 m/s."
+    prediction = without_unasked(without_afterthought(prediction), question)
     said = sentences_before_cut(prediction)
     if is_cut_off(prediction) and said:
         prediction = "\n".join(said)  # "... = 2,500 units.\n\nTo verify: ... total cost is"

@@ -40,6 +40,7 @@ def build_problem(row: Row) -> Problem:
         row["answer"],
         images=[image for image in images if image is not None],
         meta={"subject": subject, "question_type": row["question_type"], "options": options},
+        question=question,
     )
 
 
@@ -47,7 +48,7 @@ def score(answer: str, problem: Problem) -> Scored:
     """The option letter (`common.mc_score`), or MMMU's open-answer match (`scoring.open_match`)."""
     if problem.meta["question_type"] == "multiple-choice":
         return mc_score(answer, problem)
-    return Scored(answer, float(open_match(answer, problem.target)))
+    return Scored(answer, float(open_match(answer, problem.target, problem.question)))
 
 
 TASK = PolicyTask(
