@@ -2353,3 +2353,50 @@ def test_a_computation_said_to_come_to_about_a_value_states_that_value() -> None
     # the root's fraction is no computation from numbers alone: both sides are read
     rooted = "Area = (√3/4)(25) = 25√3/4 ≈ 10.83"
     assert math_equal(rooted, "\\frac{25\\sqrt{3}}{4}", "Find the area of the triangle.")
+
+
+def test_a_letter_set_off_by_a_dash_opens_the_answer() -> None:
+    options = ["Zero", "9.8 m/s² upward", "9.8 m/s² downward", "Increasing", "Equal to velocity"]
+    dashed = (
+        "**C** — gravity still acts at the top, so the acceleration is 9.8 m/s² downward even "
+        "though the velocity is momentarily zero."
+    )
+    assert read_choice(dashed, list("ABCDE"), options).letter == "C"
+    # the pronoun "I" before a dash is no option
+    assert read_choice("I — think it is zero.", list("ABCDE"), options).letter == "A"
+
+
+def test_no_and_a_dash_after_a_stated_answer_corrects_it() -> None:
+    corrected = (
+        "The answer is 9. No — 9 is the number of cells. Each path needs 3 right moves and 3 "
+        "down moves, so the number of paths is C(6, 3) = 20."
+    )
+    assert open_match(final_answer(corrected), "20")
+    assert not open_match(final_answer(corrected), "9")
+
+
+def test_a_symbol_for_the_asked_quantity_states_it_before_an_unasked_one() -> None:
+    question = "What is the relative risk of disease among exposed vs. unexposed individuals?"
+    risk = "RR = 0.30 / 0.05 = 6.00\n\nThe attributable risk is 0.30 − 0.05 = 0.25."
+    assert open_match(risk, "6", question)
+    assert not open_match(risk, "0.25", question)
+    moment = "What is the maximum bending moment in kN·m?"
+    shear = "M_max = wL²/8 = 18 kN·m.\n\nThe maximum shear force is 12 kN, at the supports."
+    assert open_match(shear, "18", moment)
+
+
+def test_context_set_between_the_subject_and_its_verb_is_no_source_clause() -> None:
+    question = "Which department issued the report?"
+    enclosed = "The issuing department, printed under the title, is Research and Development."
+    assert text_answer(enclosed, question) == "Research and Development"
+    trailing = "Research and Development, printed under the title."
+    assert text_answer(trailing, question) == "Research and Development"
+
+
+def test_the_initials_of_the_asked_words_before_a_number_are_kept_with_it() -> None:
+    question = "What is the serial number?"
+    said = "My best reading of the serial number is SN 40287."
+    assert text_answer(said, question, keep_asked_words=True) == "SN 40287"
+    assert text_answer(said, question) == "40287"
+    # capitals that are not the asked words' initials are not kept
+    assert text_answer("The serial number is XY 40287.", question, keep_asked_words=True) == "40287"

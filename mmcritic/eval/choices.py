@@ -32,6 +32,7 @@ _LEADING_LETTER = re.compile(
     r"([A-Z])\s*(?=\()|"  # "B（中期）": a letter, then its option's text in brackets
     rf"([A-Z])(?=[{CJK}、])|"  # "Aの葉緑体", "C、ダイヤモンド": a letter, then CJK or Hangul
     r"\(\s*([A-Za-z])\s*\)|([A-Za-z])\s*[.):](?!\w)|([A-Za-z])[ \t]*(?:\n|$)|([A-Z]):(?=\S)"
+    r"|([A-HJ-Z])\s+[—–]\s"  # "C — gravity still acts at the top, ...": a capital, then a dash
     # "B, because ...": a capital and a comma before a rejection or a reason
     rf"|([A-Z]),\s*(?=(?:{pattern('rejections')}|{pattern('reason_words')})\b)"
 )

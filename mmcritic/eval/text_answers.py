@@ -33,6 +33,7 @@ from mmcritic.reading.statements import (
     STOP_WORDS,
     clauses,
     content_words,
+    initialisms,
     main_clause,
     offers_two_marked,
     restated_complement,
@@ -295,10 +296,12 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
     numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
     if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
-        # "A total of 240 participants were enrolled."; if kept, the asked word before it, as a
-        # gold may write it: "Room 210" for "What is the room number?"
+        # "A total of 240 participants were enrolled."; if kept, the asked word before it, or
+        # their initials, as a gold may write it: "Room 210" for "What is the room number?",
+        # "SN 40287" for "What is the serial number?"
         before = re.search(rf"([^\W\d_]+)\s+{re.escape(numbers[0])}", clause)
-        if keep_asked_words and before and before[1].lower() in content_words(question):
+        asked = content_words(question) | {a.upper() for a in initialisms(question)}
+        if keep_asked_words and before and (before[1].lower() in asked or before[1] in asked):
             return f"{before[1]} {numbers[0]}"
         return numbers[0]
     tail = (

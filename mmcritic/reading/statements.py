@@ -134,7 +134,8 @@ def _unquoted_split(text: str) -> list[str]:
 def without_source(sentence: str) -> str:
     """The sentence without a trailing clause naming where its answer was read ("Susan Blake, as
     given under "Contact" at the bottom"): such a clause never states the answer."""
-    sentence = _SOURCE_ASIDE.sub(r"\1 ", sentence)
+    # not context set between a subject and its verb: "The department, printed under the title, is"
+    sentence = _ENCLOSED_CONTEXT.sub(" ", _SOURCE_ASIDE.sub(r"\1 ", sentence))
     source = _SOURCE_CLAUSE.search(sentence)
     return sentence[: source.start()] if source and source.start() > 0 else sentence
 
@@ -230,7 +231,7 @@ def without_unasked(text: str, question: str) -> str:
     sentence after it states the value of something the question does not name ("so the total
     displacement is 36 m. The maximum speed reached is 8 m/s."); else the whole text."""
     told = sentences(text)
-    asked = {word[:_STEM] for word in content_words(asked_sentence(question))}
+    asked = _AskedWords(asked_sentence(question))
     for at in range(len(told) - 2, -1, -1):
         if _value_subject(told[at], asked) == "asked":
             unasked = all(_value_subject(part, asked) == "unasked" for part in told[at + 1 :])
@@ -238,7 +239,27 @@ def without_unasked(text: str, question: str) -> str:
     return text
 
 
-def _value_subject(sentence: str, asked: set[str]) -> str | None:
+class _AskedWords:
+    """The words a question asks with, and whether a subject's word names one of them: by its
+    stem, as the start of one ("max" for "maximum") or by initials ("RR", "relative risk")."""
+
+    def __init__(self, question: str) -> None:
+        self.told = [w for w in _WORD.findall(question.lower()) if w not in STOP_WORDS]
+        self.stems = {word[:_STEM] for word in self.told}
+        self.initials = initialisms(question) | {word[0] for word in self.told}
+
+    def names(self, word: str) -> bool:
+        known = word[:_STEM] in self.stems or word in self.initials
+        return known or any(told.startswith(word) for told in self.told)
+
+
+def initialisms(text: str) -> set[str]:
+    """The initials of each two content words in a row, lower case: "sn" for "serial number"."""
+    told = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
+    return {a[0] + b[0] for a, b in itertools.pairwise(told)}
+
+
+def _value_subject(sentence: str, asked: _AskedWords) -> str | None:
     """Whether a sentence states a value of what is asked (a subject, before a copula or `=`, of
     only asked words) or only of something unasked (a plain subject naming a word the question
     and an answer's name lack, not concluding); None where it states no value by a subject."""
@@ -246,21 +267,24 @@ def _value_subject(sentence: str, asked: set[str]) -> str | None:
     parts = reading.parts("conclusion")  # "..., so the total displacement is 36 m"
     subjects = [_value_subject_words(clause) for part in parts for clause in clauses(part)]
     stated = [said for said in subjects if said is not None]
-    if any(said and said <= asked for said in stated):
+    if any(said and all(map(asked.names, said)) for said in stated):
         return "asked"
-    named = [{word for word in said - asked - _ANSWER_NAMES if len(word) > 2} for said in stated]
+    named = [
+        [w for w in said if len(w) > 2 and not asked.names(w) and w[:_STEM] not in _ANSWER_NAMES]
+        for said in stated
+    ]
     plain = len(parts) == 1 and not (_CONCLUDES.match(sentence) or reading.has("correction"))
     return "unasked" if named and all(named) and plain else None
 
 
 def _value_subject_words(clause: str) -> set[str] | None:
-    """The stems of the words of the plain subject, no comma, that a clause states a number of
-    ("the maximum speed reached is 8"); None where it states none so."""
+    """The words of the plain subject, no comma, that a clause states a number of ("the maximum
+    speed reached is 8"); None where it states none so."""
     lead = _SUBJECT_LEADS.match(clause)  # "So the total displacement is 36 m"
     subject, *value = _VALUE_SPLIT.split(clause[lead.end() if lead else 0 :], maxsplit=1)
     if not value or "," in subject or not re.search(r"\d", value[0]):
         return None
-    return {word[:_STEM] for word in content_words(subject) if word.isalpha()}
+    return {word for word in content_words(subject) if word.isalpha()}
 
 
 def asked_sentence(question: str) -> str:
