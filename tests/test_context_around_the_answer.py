@@ -2400,3 +2400,65 @@ def test_the_initials_of_the_asked_words_before_a_number_are_kept_with_it() -> N
     assert text_answer(said, question) == "40287"
     # capitals that are not the asked words' initials are not kept
     assert text_answer("The serial number is XY 40287.", question, keep_asked_words=True) == "40287"
+
+
+def test_an_equation_solving_for_the_asked_symbol_states_it_over_the_clause_before() -> None:
+    question = "The parabola $y=x^2-6x+k$ touches the $x$-axis at one point. What is $k$?"
+    solved = "The parabola touches the x-axis once, so the discriminant is 0: 36 − 4k = 0, k = 9."
+    assert answer_span(solved, question) == "9"
+    # an equation used to explain a value stated first does not state the answer
+    assert answer_span("It is 14π, using C = 2πr.", "What is the circumference?") == "14π"
+
+
+def test_a_variable_keeps_its_power_where_a_unit_drops_it() -> None:
+    question = "Find the expression of the quadratic function."
+    expanded = "Therefore y = (x − 1)(x − 3) = x² − 4x + 3."
+    assert math_equal(expanded, "y=x^2-4x+3", question)
+    assert not math_equal(expanded, "y=x-4x+3", question)
+    assert answer_span("The area is 25.1 cm².") == "25.1 cm"
+
+
+def test_a_decimal_offered_as_probably_one_of_two_is_a_hedge() -> None:
+    question = "What is the difference between the highest and the lowest value?"
+    hedged = (
+        "The highest is 27.9 and the lowest is 14.5, so the difference is 13.4. Hmm, or 13.9 "
+        "if the 2016 point is 14.0 — so probably 13.4 or 13.9."
+    )
+    assert not numeric_match(hedged, "13.4", 1, question)
+    assert numeric_match("The highest is 27.9 and the lowest is 14.5, so 13.4.", "13.4", 1)
+
+
+def test_an_option_it_cannot_be_is_rejected() -> None:
+    options = ["Central Station.", "North Terminal.", "Harbor Station.", "Union Station."]
+    ruled_out = (
+        "The sign is partly hidden. It can't be North Terminal (B), since the visible word ends "
+        "in 'Station'. So it's C, Harbor Station."
+    )
+    assert read_choice(ruled_out, list("ABCD"), options).letter == "C"
+    assert read_choice("It is North Terminal (B).", list("ABCD"), options).letter == "B"
+
+
+def test_an_answer_cut_off_as_it_repeats_itself_says_what_it_repeats() -> None:
+    options = ["photosynthesis", "metamorphosis", "germination", "pollination"]
+    loop = "The process is metamorphosis. " * 2 + "The process is metamor"
+    assert read_choice(loop, list("ABCD"), options).letter == "B"
+
+
+def test_a_check_cut_off_before_it_doubts_anything_leaves_the_answer_standing() -> None:
+    question = (
+        "The circle has radius 5 and the chord AB is at distance 3 from the centre. How long is AB?"
+    )
+    checked = (
+        "Half of AB = √(5² − 3²) = 4, so AB = 8.\n\nLet me double-check with the diagram: the "
+        "perpendicular from O bisects the chord, giving two right triangles with hypotenuse 5 and"
+    )
+    assert math_equal(checked, "8", question)
+    lettered = "So the total is 4. The answer is C.\n\nLet me double-check the second equation: the"
+    assert stated_answer(lettered) == "C"
+    # a check that doubts revises what it checks: nothing stands
+    doubting = (
+        "The bars are 20, 25, 30, 35. Sum = 110. Average = 110 / 4 = 27.5. Let me double-check the "
+        "third bar; it could be 32 instead of 30, in which case"
+    )
+    assert not relaxed_match(doubting, "27.5", question="What is the average of the bars?")
+    assert stated_answer("The answer is C.\n\nLet me double-check whether it might be") is None

@@ -27,6 +27,7 @@ from mmcritic.reading.statements import (
     content_words,
     main_clause,
     offers_two_marked,
+    open_check,
     restated_complement,
     sentences,
     stating_clause,
@@ -107,8 +108,12 @@ _CJK_COUNT = re.compile(
 _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
 )
-# a unit's power, not a digit of the number: "25.1 cm²" states 25.1 (NFKC would make it cm2)
-_UNIT_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
+# a power after a letter, not a digit of a number: "25.1 cm²" states 25.1 (NFKC makes it cm2)
+_LETTER_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
+# of those, a unit's, which an answer's span drops; not a variable's ("x² − 4x + 3")
+_UNIT_POWER = re.compile(
+    r"((?:\d\s*|/)(?:cm|mm|km|m|ft|in|yd|mi|s|units?))(?:[²³¹⁴]|\^\{?[234]\}?)(?![\w²³])"
+)
 # the verb after which a sentence states its value, a copula in any language: "was 24.9%"
 _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
@@ -187,7 +192,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
-    text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub("", region))))
+    text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub(r"\1", region))))
     text = _COMPUTED_APPROXIMATELY.sub(r"\1 =", text)  # "36/28 ≈ 1.29" computes 1.29
     if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
@@ -266,7 +271,7 @@ def sentences_before_cut(text: str) -> list[str]:
     rating was 62%. Wait, I think the label above that")."""
     *complete, cut = sentences(text) or [""]
     revised = reading_of(cut).has("correction") or reading_of(cut).has("turn")
-    return [] if revised else complete
+    return [] if revised and open_check(text) is None else complete
 
 
 def _stated_before_appositive(tail: str) -> str:
@@ -330,6 +335,11 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     rounds to 8"); unless it computes from numbers (not to explain), the others if it is not in the
     first ("It is 14π, using C = 2πr"), else those restating the question more."""
     own = clauses(sentence)
+    solved = re.split(r"[,;]\s+", sentence)[-1].split("=")[0].split()  # "..., k = 9" for "k?"
+    if len(solved) == 1 and re.search(
+        rf"(?<![\w\\]){re.escape(solved[-1])}(?!\w)", asked_sentence(question or "")
+    ):
+        return []
     at = next((index for index, clause in enumerate(own) if "=" in clause), 0)
     left = own[at].rsplit("=", 1)[0]
     computes = _ARITHMETIC_REVERSED.match(left[::-1]) and not EXPLAINS.match(own[at])
@@ -556,7 +566,7 @@ def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
     value, a decimal comma as a point, thousands separators and unit powers (`cm²`) dropped."""
     text = _DECIMAL_COMMA.sub(r"\1.\2", fold(latex_fractions(text)))
-    text = _UNIT_POWER.sub("", _TIMES_TEN.sub(_scientific, text))
+    text = _LETTER_POWER.sub("", _TIMES_TEN.sub(_scientific, text))
     return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
 
 

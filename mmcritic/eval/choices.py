@@ -468,13 +468,16 @@ def _labelled_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
 
 def _cut_off_reasoning(core: str, letters: Sequence[str]) -> bool:
     """Whether the answer is reasoning cut off mid-sentence ("... in parallel with the") or at the
-    next sentence's or item's subject; not a final letter nor an answer repeated to the limit."""
+    next sentence's or item's subject; not a final letter, an answer repeated to the limit nor one
+    cut off as it repeats a sentence."""
     parts = sentences(core)
     if len(parts) < 2 or core.split()[-1].strip(EDGE_PUNCTUATION) in letters:
         return False
     repeated = max(parts.count(part) for part in parts)
+    looped = any(part.startswith(parts[-1]) for part in parts[:-1])  # "... is metamor"
     left_open = _SUBJECT_LEFT_OPEN.search(core.rstrip().splitlines()[-1])
-    return (is_cut_off(core) or bool(left_open or _ITEM_LEFT_OPEN.search(core))) and repeated < 3
+    cut = is_cut_off(core) or bool(left_open or _ITEM_LEFT_OPEN.search(core))
+    return cut and repeated < 3 and not looped
 
 
 def _weighs_options(core: str, letters: Sequence[str]) -> bool:

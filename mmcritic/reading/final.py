@@ -20,7 +20,7 @@ from mmcritic.reading.markup import (
     unclosed_think,
     without_symbols,
 )
-from mmcritic.reading.statements import sentences, without_final_period
+from mmcritic.reading.statements import open_check, sentences, without_final_period
 from mmcritic.reading.structure import YES_NO, reading_of
 
 # what introduces a stated answer in each language: "the answer is", "**Final Answer**", "答案是"
@@ -67,6 +67,8 @@ def _phrased_answer(region: str) -> str | None:
     line and sentence; None when a self-correction follows it. The last correction is found
     once and each tail cut at its line's end, so many empty phrases read in linear time."""
     corrections = [mark.start for mark in reading_of(region).marks("correction")]
+    if (check := open_check(region)) is not None:  # "The answer is C. Let me double-check the"
+        corrections = [at for at in corrections if at < check]
     for phrase in reversed(list(_ANSWER_PHRASE.finditer(region))):
         if corrections and corrections[-1] >= phrase.end():
             return None  # "The answer is (C)... no wait, (B)": the answer is read whole

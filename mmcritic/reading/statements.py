@@ -78,6 +78,13 @@ _SOURCE_CLAUSE = re.compile(rf"\s*[,;(—–]\s*(?:{pattern('sources')})\b.*$", 
 _SOURCE_ASIDE = re.compile(
     rf"\b({pattern('clause_joins')})\s*,\s*(?:{pattern('sources')})\b[^,;.]*,\s*", re.I
 )
+# a check of an answer stated before it, and a doubt that makes it revise that answer
+_CHECK = re.compile(rf"(?:^|(?<=[.!?\n]))\s*(?:{pattern('checks')})\b", re.I)
+_DOUBT = re.compile(  # an "or" in lower case: "O" names a point
+    rf"\b(?:(?i:{pattern('maybe_words')}|{pattern('possibilities')}|{pattern('suppositions')})"
+    rf"|{pattern('or_words')})\b"
+)
+_SENTENCE_CLOSED = re.compile(r"[.!?。！？)\]\"'”]\s*$")
 # a sentence that opens by concluding: "Therefore ..."
 _CONCLUDES = re.compile(rf"\s*(?:{pattern('conclusions')}|{pattern('summaries')})", re.I)
 # what opens a subject before the answer it names: "So", "It looks like" (Norway has ...)
@@ -287,6 +294,17 @@ def _value_subject_words(clause: str) -> set[str] | None:
     return {word for word in content_words(subject) if word.isalpha()}
 
 
+def open_check(text: str) -> int | None:
+    """Where a text's last sentence starts, if it is a check of what the text stated, cut off and
+    voicing no doubt ("... so AB = 8.\n\nLet me double-check with the diagram: the perpendicular
+    ... and"): what was stated stands. A check that doubts ("whether this is the author", "it
+    could be 32") revises it; None then, or for any other ending."""
+    last = (sentences(text) or [""])[-1]  # "The answer is C. Let me ..." is one: "C." ends none
+    check = _CHECK.search(last) if not _SENTENCE_CLOSED.search(last) else None
+    doubts = check is None or _DOUBT.search(last, check.end())
+    return None if doubts else text.rfind(last) + check.start()
+
+
 def asked_sentence(question: str) -> str:
     """The last sentence of a question that asks (ends in "?", opens with "Find"), else all."""
     asking = [p for p in sentences(question) if p.rstrip().endswith("?") or _ASKS.match(p)]
@@ -294,9 +312,10 @@ def asked_sentence(question: str) -> str:
 
 
 def hedges_after(text: str, span: str) -> bool:
-    """Whether, after the span that states a value, the text offers another ("it might be 10")."""
+    """Whether, after the span that states a value, the text offers another ("it might be 10"),
+    or the value again as one of two ("so probably 13.4 or 13.9")."""
     stated = span.strip(" .")
-    at = text.rfind(stated) if stated else -1
+    at = text.find(stated) if stated else -1
     return at >= 0 and reading_of(text).has("hedged_value", at + len(stated))
 
 
