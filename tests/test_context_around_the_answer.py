@@ -2462,3 +2462,12 @@ def test_a_check_cut_off_before_it_doubts_anything_leaves_the_answer_standing() 
     )
     assert not relaxed_match(doubting, "27.5", question="What is the average of the bars?")
     assert stated_answer("The answer is C.\n\nLet me double-check whether it might be") is None
+
+
+def test_a_count_of_things_beside_a_read_number_is_not_the_reading() -> None:
+    question = "what is the jersey number of the player on the left?"
+    counted = "The player on the left wears number 23; there are 7 players visible in the image."
+    assert not substring_match(counted, ["7"], question=question)
+    assert substring_match(counted, ["23"], question=question)
+    # a "how many" question reads the count
+    assert substring_match("There are 7 players visible.", ["7"], question="how many players?")

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mmcritic.eval.answers import holds_digit, plain_words, stated_count, value_strength
+from mmcritic.eval.answers import (
+    holds_digit,
+    only_counts,
+    plain_words,
+    stated_count,
+    value_strength,
+)
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.language import pattern
 from mmcritic.reading.markup import fold
@@ -66,7 +72,7 @@ def substring_match(
     # a value beside a count is read for a number only: "what is written" asks for no value
     counted = stated_count(prediction, question)
     if not counted and any(holds_digit(str(target)) for target in targets):
-        counted = _value_beside_a_count(prediction, question)
+        counted = _value_beside_a_count(prediction, question) or _without_counts(prediction)
     prediction = counted or _first_line_reading(prediction)
     read = _settled(prediction)[1]
     first = sentences(read)
@@ -113,6 +119,15 @@ def _value_beside_a_count(text: str, question: str) -> str | None:
         return None
     clause = stating_clause(text, question, holds_digit, value_strength)
     return clause if clause is not None and value_strength(clause) == 2 else None
+
+
+def _without_counts(text: str) -> str | None:
+    """The sentences that do not count things, where another states a number: "The player on
+    the left wears number 23; there are 7 players visible." reads 23 for "what number ...?"
+    (a "how many" question reads its count by `stated_count`); None where none is left out."""
+    told = sentences(text)
+    kept = [sentence for sentence in told if not only_counts(sentence)]
+    return " ".join(kept) if len(kept) < len(told) and holds_digit(" ".join(kept)) else None
 
 
 def _first_line_reading(text: str) -> str:
