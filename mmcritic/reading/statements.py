@@ -108,7 +108,7 @@ _STEM = 6
 # where a subject ends and the value it is said to have begins: "AB = 10", "the total is 36 m"
 _VALUE_SPLIT = re.compile(rf"\s(?:{COPULAS})\s|=")
 # the words an answer names itself by: "The answer is 12", "Result: 12"
-_ANSWER_NAMES = frozenset(word[:_STEM] for word in words("answer_keys"))
+_ANSWER_NAMES = frozenset(words("answer_keys"))
 
 
 def sentences(text: str) -> list[str]:
@@ -237,27 +237,20 @@ def without_unasked(text: str, question: str) -> str:
     """The text up to the last sentence stating the value of what the question asks, where each
     sentence after it states the value of something the question does not name ("so the total
     displacement is 36 m. The maximum speed reached is 8 m/s."); else the whole text."""
-    told = sentences(text)
-    asked = _AskedWords(asked_sentence(question))
+    told, asks = sentences(text), _asked_namer(asked_sentence(question))
     for at in range(len(told) - 2, -1, -1):
-        if _value_subject(told[at], asked) == "asked":
-            unasked = all(_value_subject(part, asked) == "unasked" for part in told[at + 1 :])
+        if _value_subject(told[at], asks) == "asked":
+            unasked = all(_value_subject(part, asks) == "unasked" for part in told[at + 1 :])
             return " ".join(told[: at + 1]) if unasked else text
     return text
 
 
-class _AskedWords:
-    """The words a question asks with, and whether a subject's word names one of them: by its
-    stem, as the start of one ("max" for "maximum") or by initials ("RR", "relative risk")."""
-
-    def __init__(self, question: str) -> None:
-        self.told = [w for w in _WORD.findall(question.lower()) if w not in STOP_WORDS]
-        self.stems = {word[:_STEM] for word in self.told}
-        self.initials = initialisms(question) | {word[0] for word in self.told}
-
-    def names(self, word: str) -> bool:
-        known = word[:_STEM] in self.stems or word in self.initials
-        return known or any(told.startswith(word) for told in self.told)
+def _asked_namer(question: str) -> Callable[[str], bool]:
+    """Whether a subject's word names one the question asks with: by its stem, as the start of one
+    ("max" for "maximum") or by initials ("RR" for "relative risk")."""
+    told = [word for word in _WORD.findall(question.lower()) if word not in STOP_WORDS]
+    known = {word[:_STEM] for word in told} | {word[0] for word in told} | initialisms(question)
+    return lambda word: word[:_STEM] in known or any(asked.startswith(word) for asked in told)
 
 
 def initialisms(text: str) -> set[str]:
@@ -266,7 +259,7 @@ def initialisms(text: str) -> set[str]:
     return {a[0] + b[0] for a, b in itertools.pairwise(told)}
 
 
-def _value_subject(sentence: str, asked: _AskedWords) -> str | None:
+def _value_subject(sentence: str, asks: Callable[[str], bool]) -> str | None:
     """Whether a sentence states a value of what is asked (a subject, before a copula or `=`, of
     only asked words) or only of something unasked (a plain subject naming a word the question
     and an answer's name lack, not concluding); None where it states no value by a subject."""
@@ -274,14 +267,12 @@ def _value_subject(sentence: str, asked: _AskedWords) -> str | None:
     parts = reading.parts("conclusion")  # "..., so the total displacement is 36 m"
     subjects = [_value_subject_words(clause) for part in parts for clause in clauses(part)]
     stated = [said for said in subjects if said is not None]
-    if any(said and all(map(asked.names, said)) for said in stated):
+    if any(said and all(map(asks, said)) for said in stated):
         return "asked"
-    named = [
-        [w for w in said if len(w) > 2 and not asked.names(w) and w[:_STEM] not in _ANSWER_NAMES]
-        for said in stated
-    ]
+    unasked = [w for w in set().union(*stated) if len(w) > 2 and not asks(w)]
+    named = stated and all(set(unasked) & said - _ANSWER_NAMES for said in stated)
     plain = len(parts) == 1 and not (_CONCLUDES.match(sentence) or reading.has("correction"))
-    return "unasked" if named and all(named) and plain else None
+    return "unasked" if named and plain else None
 
 
 def _value_subject_words(clause: str) -> set[str] | None:
