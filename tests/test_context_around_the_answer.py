@@ -2471,3 +2471,12 @@ def test_a_count_of_things_beside_a_read_number_is_not_the_reading() -> None:
     assert substring_match(counted, ["23"], question=question)
     # a "how many" question reads the count
     assert substring_match("There are 7 players visible.", ["7"], question="how many players?")
+
+
+def test_an_answer_quoting_the_claim_of_the_question_says_yes() -> None:
+    question = "Does the sign in the image say 'STOP'?"
+    quoted = 'I\'m sorry, the image is a bit blurry, but it looks like the sign does say "STOP".'
+    assert yes_no(quoted, question) == "yes"
+    # another quoted reading restates no claim, and a quoted "No" is no answer
+    assert yes_no('It looks like the sign says "YIELD".', question) is None
+    assert yes_no('The sign reads "No Parking".', "Is parking allowed here?") is None

@@ -63,13 +63,17 @@ def yes_no(text: str, question: str = "") -> str | None:
     opening = _opening_reading(core.text)
     if opening is not None:  # unless it concludes the other way: "No. Hmm, ..., so yes."
         return None if opening == _BOTH else _concluded(core) or opening
-    return _reading_anywhere(core, question)
+    if (anywhere := _reading_anywhere(core, question)) is not None:
+        return anywhere
+    # the question's claim as the answer quotes it: "... the sign does say "STOP"."
+    return "yes" if _restates_claim(_answer_core(text, keep_quotes=True), question) else None
 
 
-def _answer_core(text: str) -> str:
-    """The answer lower-cased in plain words, quotes taken out, and after a self-correction only
-    what follows it ("Yes. Wait, ... So no, it is not.")."""
-    unquoted = QUOTED.sub(" ", fold(text))
+def _answer_core(text: str, keep_quotes: bool = False) -> str:
+    """The answer lower-cased in plain words, quotes taken out unless `keep_quotes` (a quoted "No
+    Parking" says no "no"), and after a self-correction only what follows it ("Yes. Wait, ... So
+    no, it is not.")."""
+    unquoted = fold(text) if keep_quotes else QUOTED.sub(" ", fold(text))
     core = " ".join(unquoted.translate(MARKUP).lower().strip(EDGE_PUNCTUATION).split())
     corrected = reading_of(core).after_last("correction")
     return core if corrected is None else corrected.strip(EDGE_PUNCTUATION)
