@@ -113,6 +113,12 @@ EXEMPT = {
     "mmcritic.eval.tasks.ocrbench.scoring._CLAUSE_EDGE": "keeps a reading committed to beside a "
     "doubt ('COFFEE, though I am not sure'), which no corpus line holds and "
     "tests/test_context_around_the_answer.py does; the refusals it blanks are blanked whole",
+    "mmcritic.reading.statements._DOUBT": "a cut-off check that doubts ('Let me double-check "
+    "whether it might be') revises the answer before it: the corpus's such lines are decided by "
+    "other readers, tests/test_context_around_the_answer.py holds the check's own",
+    "mmcritic.reading.statements._SENTENCE_CLOSED": "a whole check that corrects ('The answer is "
+    "9. Let me recheck: it's 20.') is a correction, not a check cut off: no corpus line holds "
+    "one, tests/test_context_around_the_answer.py does",
     "mmcritic.eval.text_answers._OWN_NO": "a correction's own 'no' read as a text answer ('Apple. "
     "Actually no — ..., so Samsung.'): the corpus's line has the first answer as its gold, "
     "tests/test_context_around_the_answer.py the corrected one",

@@ -108,12 +108,8 @@ _CJK_COUNT = re.compile(
 _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
 )
-# a power after a letter, not a digit of a number: "25.1 cm²" states 25.1 (NFKC makes it cm2)
-_LETTER_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
-# of those, a unit's, which an answer's span drops; not a variable's ("x² − 4x + 3")
-_UNIT_POWER = re.compile(
-    r"((?:\d\s*|/)(?:cm|mm|km|m|ft|in|yd|mi|s|units?))(?:[²³¹⁴]|\^\{?[234]\}?)(?![\w²³])"
-)
+# a unit's power, not a digit of the number: "25.1 cm²" states 25.1 (NFKC would make it cm2)
+_UNIT_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
 # the verb after which a sentence states its value, a copula in any language: "was 24.9%"
 _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
@@ -192,7 +188,7 @@ def answer_span(response: str, question: str | None = None) -> str:
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
-    text = clean_latex(LATEX_INLINE.sub(r"\1", fold(_UNIT_POWER.sub(r"\1", region))))
+    text = clean_latex(LATEX_INLINE.sub(r"\1", fold(region)))
     text = _COMPUTED_APPROXIMATELY.sub(r"\1 =", text)  # "36/28 ≈ 1.29" computes 1.29
     if is_cut_off(text) and not (text := _answered_before_cut(text, question)):
         return ""  # cut off before the value: "Therefore c equals"
@@ -566,7 +562,7 @@ def written_numbers(text: str) -> str:
     """Numbers as plain digits: folded, LaTeX fractions as `a/b`, scientific notation as its
     value, a decimal comma as a point, thousands separators and unit powers (`cm²`) dropped."""
     text = _DECIMAL_COMMA.sub(r"\1.\2", fold(latex_fractions(text)))
-    text = _LETTER_POWER.sub("", _TIMES_TEN.sub(_scientific, text))
+    text = _UNIT_POWER.sub("", _TIMES_TEN.sub(_scientific, text))
     return _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
 
 
