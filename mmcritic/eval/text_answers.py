@@ -300,9 +300,10 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         # their initials, as a gold may write it: "Room 210" for "What is the room number?",
         # "SN 40287" for "What is the serial number?"
         before = re.search(rf"([^\W\d_]+)\s+{re.escape(numbers[0])}", clause)
-        asked = content_words(question) | {a.upper() for a in initialisms(question)}
-        if keep_asked_words and before and (before[1].lower() in asked or before[1] in asked):
-            return f"{before[1]} {numbers[0]}"
+        word = before[1] if keep_asked_words and before else ""
+        initials = word.isupper() and word.lower() in initialisms(question)
+        if word and (initials or word.lower() in content_words(question)):
+            return f"{word} {numbers[0]}"
         return numbers[0]
     tail = (
         _in_range(clause, question)

@@ -8,7 +8,7 @@ import re
 from mmcritic.eval.answers import EDGE_PUNCTUATION
 from mmcritic.reading.language import pattern, words
 from mmcritic.reading.markup import MARKUP, fold
-from mmcritic.reading.statements import APOLOGY, QUOTED, content_words
+from mmcritic.reading.statements import APOLOGY, QUOTED, ordered_content_words
 from mmcritic.reading.structure import HEDGE, YES_NO, Reading, reading_of
 
 # an answer opening by saying it cannot tell: "I'm not sure" (matched lower-cased)
@@ -168,5 +168,4 @@ def _restates_claim(answer: str, question: str) -> bool:
 
 
 def _ordered_words(text: str) -> list[str]:
-    words = content_words(text)
-    return list(dict.fromkeys(w for w in re.findall(r"[^\W_]+", text.lower()) if w in words))
+    return list(dict.fromkeys(ordered_content_words(text)))

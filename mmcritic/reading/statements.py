@@ -248,15 +248,14 @@ def without_unasked(text: str, question: str) -> str:
 def _asked_namer(question: str) -> Callable[[str], bool]:
     """Whether a subject's word names one the question asks with: by its stem, as the start of one
     ("max" for "maximum") or by initials ("RR" for "relative risk")."""
-    told = [word for word in _WORD.findall(question.lower()) if word not in STOP_WORDS]
+    told = ordered_content_words(question)
     known = {word[:_STEM] for word in told} | {word[0] for word in told} | initialisms(question)
     return lambda word: word[:_STEM] in known or any(asked.startswith(word) for asked in told)
 
 
 def initialisms(text: str) -> set[str]:
     """The initials of each two content words in a row, lower case: "sn" for "serial number"."""
-    told = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
-    return {a[0] + b[0] for a, b in itertools.pairwise(told)}
+    return {a[0] + b[0] for a, b in itertools.pairwise(ordered_content_words(text))}
 
 
 def _value_subject(sentence: str, asks: Callable[[str], bool]) -> str | None:
@@ -269,8 +268,8 @@ def _value_subject(sentence: str, asks: Callable[[str], bool]) -> str | None:
     stated = [said for said in subjects if said is not None]
     if any(said and all(map(asks, said)) for said in stated):
         return "asked"
-    unasked = [w for w in set().union(*stated) if len(w) > 2 and not asks(w)]
-    named = stated and all(set(unasked) & said - _ANSWER_NAMES for said in stated)
+    own = [said - _ANSWER_NAMES for said in stated]  # "The answer is 12" names nothing asked
+    named = stated and all(any(len(w) > 2 and not asks(w) for w in said) for said in own)
     plain = len(parts) == 1 and not (_CONCLUDES.match(sentence) or reading.has("correction"))
     return "unasked" if named and plain else None
 
@@ -387,7 +386,12 @@ def spelled_out(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Lower-cased words of a text, stop words left out."""
-    return {word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS}
+    return set(ordered_content_words(text))
+
+
+def ordered_content_words(text: str) -> list[str]:
+    """`content_words` in the order said, repeats kept (a claim's order, two words' initials)."""
+    return [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
 
 
 def without_final_period(text: str) -> str:
