@@ -210,6 +210,15 @@ def test_math_equal_uses_mathematical_equivalence(
     assert math_equal(prediction, target) is expected
 
 
+def test_a_gold_read_once_still_judges_each_answer_on_its_own() -> None:
+    """A gold's math-verify reading is kept and compared with answer after answer: each
+    comparison must leave it as it was, right and wrong answers in turn."""
+    answers = ["0.5", "1/3", "\\frac{2}{4}", "0.6", "It is \\frac{3}{6} of the area.", "0.5"]
+    expected = [True, False, True, False, True, True]
+    assert [math_equal(answer, "\\frac{1}{2}") for answer in answers] == expected
+    assert [math_equal(answer, "\\frac{1}{2}") for answer in reversed(answers)] == expected[::-1]
+
+
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
@@ -265,9 +266,10 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     # "60 cm^3" is also 60; math-verify reads the gold's LaTeX form only, since it reads "6√3" as 6
     gold = _math_form(str(target))
     written = {squashed(str(target)), squashed(gold)}
-    return any(
-        squashed(candidate) in written or (gold and _verify(candidate, gold))
-        for candidate in _math_candidates(prediction, span)
+    # shortest first: math-verify reads a sentence of prose as LaTeX at many times a value's cost
+    candidates = sorted(_math_candidates(prediction, span), key=len)
+    return any(squashed(c) in written for c in candidates) or (
+        bool(gold) and any(_verify(c, gold) for c in candidates)
     )
 
 
@@ -329,15 +331,21 @@ def _latex_expressions(text: str) -> list[str]:
 @lru_cache(maxsize=1 << 16)
 def _verify(prediction: str, target: str) -> bool:
     """math-verify's equivalence; False for a prediction it may not read (`MAX_VERIFIED_CHARS`).
-    It is pure and costs tens of milliseconds of LaTeX parsing and sympy a pair, so a pair is
-    verified once: an answer read again (a corpus scored again with one rule off) costs
-    nothing more."""
+    A pair costs tens of milliseconds of LaTeX parsing and sympy, so each pair, and each value's
+    parse (a gold meets many answers; math-verify's own cache holds 20), is read once."""
     if len(prediction) > MAX_VERIFIED_CHARS or _UNVERIFIABLE.search(prediction):
         return False
-    from math_verify import parse, verify
+    from math_verify import verify
 
-    gold, answer = parse(f"${target}$"), parse(f"${prediction}$")
-    return bool(gold and answer and verify(gold, answer))
+    gold, answer = _parsed(target), _parsed(prediction)
+    return bool(gold and answer and verify(list(gold), list(answer)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _parsed(latex: str) -> tuple[Any, ...]:
+    from math_verify import parse
+
+    return tuple(parse(f"${latex}$"))
 
 
 def squashed(text: str) -> str:
