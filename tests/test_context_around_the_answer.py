@@ -2482,3 +2482,95 @@ def test_an_answer_quoting_the_claim_of_the_question_says_yes() -> None:
     # another quoted reading restates no claim, and a quoted "No" is no answer
     assert yes_no('It looks like the sign says "YIELD".', question) is None
     assert yes_no('The sign reads "No Parking".', "Is parking allowed here?") is None
+
+
+def test_a_closing_value_of_something_else_counts_nothing() -> None:
+    asked = "How many years had a share above 40 percent?"
+    said = "3 years had a share above 40 percent; the highest share was 46.2%."
+    assert relaxed_match(said, "3", question=asked)
+    assert not relaxed_match(said, "46.2", question=asked)
+    # a sum names the count it closes on
+    squares = "The figure is a 4×4 grid of unit squares. How many squares of any size are in it?"
+    summed = (
+        "16 unit squares + 9 squares of size 2×2 + 4 squares of size 3×3 = 29. Wait, I forgot "
+        "the whole 4×4 square itself, so the total is 30."
+    )
+    assert math_equal(summed, "30", squares)
+
+
+def test_a_share_stated_as_the_subject_is_the_value() -> None:
+    asked = "What share of Japan's population is projected to be aged 65 and over in 2050?"
+    said = "About 37.7% of Japan's population is projected to be 65 or older in 2050."
+    assert answer_span(said, asked) == "37.7%"
+    assert relaxed_match(said, "37.7", question=asked)
+    # a value after the verb that happens to be one the question gives is still the value
+    sector = "The shaded sector is 1/6 of the circle of radius 6. What is its area?"
+    assert math_equal("One sixth of 36π is 6π.", "6\\pi", sector)
+
+
+def test_a_check_cut_off_after_a_count_leaves_the_count_standing() -> None:
+    asked = "How many chairs are around the dining table?"
+    said = (
+        "There are 6 chairs around the dining table. Let me double-check by counting from the "
+        "left: the first chair is at the head of the table, the second and third are along the "
+        "near side, the fourth"
+    )
+    assert numeric_match(said, "6", question=asked)
+    assert not numeric_match(said, "4", question=asked)
+
+
+def test_a_letter_in_what_the_answer_cannot_tell_is_no_pick() -> None:
+    layers = ["crust", "mantle", "outer core", "inner core"]
+    letters = option_letters(4)
+    untold = "Sorry, I can't read the labels clearly, so I can't tell which layer is marked D."
+    assert read_choice(untold, letters, layers).letter is None
+    assert read_choice("I can't tell for sure, but it is D.", letters, layers).letter == "D"
+    hedged = "It's hard to tell whether x is 5 or 6, so the most likely answers are B and C."
+    assert read_choice(hedged, letters, ["4", "5", "6", "8"]).letter is None
+
+
+def test_a_pronoun_subject_names_no_answer() -> None:
+    asked = "Who is the memorandum addressed to?"
+    said = (
+        'The memo is addressed to Dr. J. M. Haley — actually, no: Haley is listed on the "From" '
+        "line. It is addressed to Dr. R. A. Fenton."
+    )
+    assert anls(text_answer(said, asked), ["Dr. R. A. Fenton"]) == 1.0
+    which = "Which country has the highest share?"
+    assert text_answer("Norway has the highest share, at 41%.", which) == "Norway"
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "expected"),
+    [
+        ("The sign is for Route 135.", "35", False),  # another number, from its first digit
+        ("The value for 2012 is 17.5.", "17", False),  # another value
+        ("403120", "40312", True),  # one digit more at the end: OCRBench's containment
+        ("The total is $1,250.00.", "$1,250", True),  # the same value
+        ("The speed limit is 35 mph.", "35", True),
+    ],
+)
+def test_a_number_is_held_from_its_first_digit_to_its_value(
+    response: str, gold: str, expected: bool
+) -> None:
+    assert substring_match(response, [gold], question="What number is shown?") is expected
+
+
+def test_an_answer_in_another_language_reads_through_its_conclusion() -> None:
+    asked = "How many more books did Eva read than Dan?"
+    said = "Eva a lu 9 livres et Dan en a lu 3, donc Eva a lu 6 livres de plus que Dan."
+    assert math_equal(said, "6", asked)
+    assert not math_equal(said, "9", asked)
+
+
+def test_a_unit_after_a_number_leaves_nothing_open() -> None:
+    assert not is_cut_off("I = V / R = 12 / 6 = 2 A")
+    assert open_match("Total resistance = 6 Ω\nI = V / R = 12 / 6 = 2 A", "2")
+    assert is_cut_off("The brightest bulb is a")
+
+
+def test_a_computation_in_brackets_after_a_value_is_its_working() -> None:
+    asked = "What is the patient's heart rate in beats per minute?"
+    said = "A frequência cardíaca do paciente é de 72 batimentos por minuto (18 × 4)."
+    assert numeric_match(said, "72", question=asked)
+    assert math_equal("(2, -1)", "(2,-1)")  # a point, not a computation

@@ -439,6 +439,7 @@ CHART_ANSWERS_IN_ANOTHER_LANGUAGE = [
     ("India", "インドが最も高い値を示しています。", "日本が最も高い値を示しています。"),
     ("London", "Londres tiene el alquiler más alto.", "Londres no tiene el alquiler más alto."),
     ("Japan", "日本です。", "中国です。"),
+    ("blue", "Facebookを表す棒の色は青です。", "Facebookを表す棒の色は赤です。"),  # a bare colour
 ]
 
 

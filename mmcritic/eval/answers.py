@@ -30,6 +30,7 @@ from mmcritic.reading.statements import (
     open_check,
     restated_complement,
     sentences,
+    states_unasked,
     stating_clause,
     subject_restates,
     topic_words,
@@ -117,6 +118,11 @@ _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b{pattern('sum_words')}"
 _TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
+_SHARE_OF = re.compile(
+    r"\W*(?:[a-z]+\s+)?(\d+(?:\.\d+)?%)\s+of\s", re.IGNORECASE
+)  # "About 37.7% of"
+_WORKING_ASIDE = re.compile(r"\s*\(\s*\d[\d.]*(?:(?:\s*[×*÷+]\s*|\s+[-−x]\s+)\d[\d.]*)+\s*\)")
+_SUM = re.compile(rf"\b(?:{pattern('sum_words')})\b", re.IGNORECASE)  # "the total is 30"
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
 _DANGLING = re.compile(
@@ -185,6 +191,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if (stated := stated_answer(response)) is not None:
         return stated
     region = without_unasked(without_afterthought(answer_region(response)), question or "")
+    check = open_check(region)  # "There are 6 chairs. Let me double-check by counting: the first"
+    region = region[:check] if check and holds_digit(region[:check]) else region
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
     if bold and not offers_two_marked(region, bold[-1]):
         return clean_latex(bold[-1])
@@ -213,15 +221,18 @@ def answer_span(response: str, question: str | None = None) -> str:
         if any(part in states for part, _ in parts[last + 1 :]):
             lines = [part for part, _ in parts[last + 1 :]]  # "... = 15.5.\n\nThe average is 15.5."
     text = LONG_ASIDE.sub("", "\n".join(lines))  # "About a quarter (23%) said ..." keeps 23%
+    text = _WORKING_ASIDE.sub("", text)  # "72 beats per minute (18 × 4)"
     corrected = reading_of(text).after_last("correction")
     if corrected is not None:  # "The area is 2π ≈ 6.28... wait, the radius is 4, so ... 8π."
         text = corrected
     if (counted := stated_count(text, question)) is not None:
         return counted
     clause = stating_clause(text, question, partial(_states_a_value, question), value_strength)
-    if clause is None:
-        return text.strip()
-    clause = number_word(clause)
+    return text.strip() if clause is None else _clause_value(number_word(clause), question)
+
+
+def _clause_value(clause: str, question: str | None) -> str:
+    """What the clause stating the answer gives as its value: after its verb, or its share."""
     # "the change is 6 and ..., so the distance is 10"
     concluded = reading_of(clause).parts("conclusion")[-1]
     clause = concluded if holds_digit(concluded) else clause
@@ -231,6 +242,10 @@ def answer_span(response: str, question: str | None = None) -> str:
     asked = AND_SPLIT.split(tail, maxsplit=1)[1:]
     if asked and _verb_then_value(asked[0]) and _names_asked(asked[0], question):
         tail = asked[0][_COPULA.search(asked[0]).end() :]
+    # a share as the subject: "37.7% of the population is projected to be 65 or older" (asked)
+    share = _SHARE_OF.match(clause[: verb.start()]) if verb else None
+    if share and not set(extract_numbers(tail)) - set(extract_numbers(question or "")):
+        return share.group(1)
     return tail.strip() if holds_digit(tail) else clause.strip()
 
 
@@ -393,7 +408,11 @@ def stated_count(text: str, question: str | None) -> str | None:
         rf"(?:[a-z-]+\s+){{0,2}}?{noun}(?:e?s)?\b",
         re.IGNORECASE,
     )
-    numbered = [sentence for sentence in sentences(number_word(text)) if holds_digit(sentence)]
+    told = [sentence for sentence in sentences(number_word(text)) if holds_digit(sentence)]
+    # a value of something else, not a sum, counts nothing: "...; the highest share was 46.2%"
+    numbered = [
+        x for x in told if count.search(x) or _SUM.search(x) or not states_unasked(x, question)
+    ]
     if not numbered:
         return None
     last = numbered[-1]

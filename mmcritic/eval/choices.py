@@ -94,6 +94,9 @@ _CONTRASTED_AFTER = re.compile(
 _BOTH_LETTERS = re.compile(rf"\b(?i:{pattern('both_words')}){_PAIR}")
 # a conclusion that no option is right: "none of them fits"
 _NONE_FITS = re.compile(pattern("none_fits"), re.IGNORECASE)
+# what an answer says it cannot tell: "I can't tell which layer is marked D"
+_CAPITAL_LETTER = re.compile(r"\b[A-Z]\b")
+_UNTOLD = re.compile(rf"\s+{pattern('embedded_questions')}\b[^,;.!?\n]*", re.IGNORECASE)
 # an explanation after the main statement: "... is the grass, because it makes its own food"
 _EXPLANATION = re.compile(rf",?\s+{pattern('explanations')}|\s+[—–]\s+", re.IGNORECASE)
 # reasoning cut off at its next sentence's or clause's subject: "... background. The second image"
@@ -151,6 +154,7 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     letters, a hedge, inability or cut-off reasoning; else the opening letter, the first sentence's
     main clause or the last option named; never a random letter, so no score depends on chance."""
     core = without_html(plain_math(fold(text))).translate(MARKUP).translate(_BRACKETS)
+    core = _without_untold(core)
     core = _NAMED_LETTER.sub(  # a letter named as an option in capitals: "choice a" as "choice (A)"
         lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], core
     )
@@ -161,6 +165,16 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     corrected = reading_of(core).after_last("correction")
     settled = None if corrected is None else _read(corrected, letters, options)
     return settled if settled and settled.letter else _read(core, letters, options)
+
+
+def _without_untold(core: str) -> str:
+    """An answer less the letters in what it says it cannot tell: none is a pick ("I can't tell
+    which layer is marked D")."""
+    for told in reversed(reading_of(core).marks("cannot_tell")):
+        if untold := _UNTOLD.match(core, told.end):
+            asked = _CAPITAL_LETTER.sub("", untold.group())
+            core = core[: untold.start()] + asked + core[untold.end() :]
+    return core
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:

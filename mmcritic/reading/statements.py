@@ -61,6 +61,7 @@ LONG_ASIDE = re.compile(
     re.I,
 )
 # a closing clause naming the answer by a pronoun: ", so he's the sender", ", which is the total"
+_PRONOUNS = frozenset(words("pronouns"))
 _PRONOUN_CLOSE = re.compile(rf",?\s+{pattern('pronoun_closes')}\s+(?P<rest>[^,;]*?)[.!]?$", re.I)
 # an imperative that asks: "Find the length of AB."
 _ASKS = re.compile(rf"\s*{pattern('asking_verbs')}\b", re.IGNORECASE)
@@ -245,6 +246,12 @@ def without_unasked(text: str, question: str) -> str:
     return text
 
 
+def states_unasked(sentence: str, question: str) -> bool:
+    """Whether a sentence states only the value of something the question does not name ("the
+    highest share was 46.2%" for "How many years had a share above 40 percent?")."""
+    return _value_subject(sentence, _asked_namer(asked_sentence(question))) == "unasked"
+
+
 def _asked_namer(question: str) -> Callable[[str], bool]:
     """Whether a subject's word names one the question asks with: by its stem, as the start of one
     ("max" for "maximum") or by initials ("RR" for "relative risk")."""
@@ -340,11 +347,13 @@ def subject_answer(text: str, question: str) -> str | None:
         if verb is None or verb.start() == 0:
             continue
         predicate = content_words(clause[verb.end() :])
-        if predicate & asked and ranked <= predicate:
-            subject = clause[: verb.start()]
-            opening = _SUBJECT_LEADS.match(subject)  # "So Services employs the most people."
-            subject = subject[opening.end() :].lstrip(" ,") if opening else subject
-            return LEADING_ARTICLE.sub("", subject).strip()
+        subject = clause[: verb.start()]
+        opening = _SUBJECT_LEADS.match(subject)  # "So Services employs the most people."
+        subject = subject[opening.end() :].lstrip(" ,") if opening else subject
+        subject = LEADING_ARTICLE.sub("", subject).strip()
+        # "It is addressed to Dr. Fenton" names its answer after the verb
+        if predicate & asked and ranked <= predicate and subject.lower() not in _PRONOUNS:
+            return subject
     return None
 
 

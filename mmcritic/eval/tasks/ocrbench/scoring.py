@@ -106,9 +106,13 @@ def _settled(text: str) -> tuple[str, str]:
 def _holds_word(predicted: str, expected: str) -> bool:
     """Whether the reading holds the target not glued to further Latin letters: "Dreams" is
     another word than "Dream", while "STOP!" and "stop sign" read "stop" (CJK text, which no
-    space delimits, is read as it is)."""
+    space delimits, is read as it is); a number as written from its first digit to its last
+    non-zero decimal ("Route 135" is no 35, "17.5" no 17; a digit string read with one more at
+    its end, "403120", holds "40312" as OCRBench's containment does)."""
     before = f"(?<!{_LATIN})" if re.match(_LATIN, expected) else ""
     after = f"(?!{_LATIN})" if re.match(_LATIN, expected[-1:]) else ""
+    before += r"(?<!\d)(?<!\d[.,])" if expected[:1].isdigit() else ""
+    after += r"(?![.,]\d*[1-9])" if expected[-1:].isdigit() else ""
     return re.search(before + re.escape(expected) + after, predicted) is not None
 
 
