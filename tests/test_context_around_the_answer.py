@@ -2574,3 +2574,14 @@ def test_a_computation_in_brackets_after_a_value_is_its_working() -> None:
     said = "A frequência cardíaca do paciente é de 72 batimentos por minuto (18 × 4)."
     assert numeric_match(said, "72", question=asked)
     assert math_equal("(2, -1)", "(2,-1)")  # a point, not a computation
+
+
+def test_a_step_by_step_explanation_after_the_answer_explains_it() -> None:
+    asked = "What is the ratio of Apple's market share to Samsung's market share in Q3 2023?"
+    said = (
+        "The ratio is approximately 1.12.\n\nStep-by-step:\n1. Apple's share in Q3 2023 is "
+        "23.6%.\n2. Samsung's share is 21.1%.\n3. Dividing 23.6 by 21.1 gives"
+    )
+    assert relaxed_match(said, "1.12", question=asked)
+    worked = "Step-by-step:\n1. Apple's share is 23.6%.\n2. Samsung's is 21.1%.\n3. So it is 1.12."
+    assert relaxed_match(worked, "1.12", question=asked)
