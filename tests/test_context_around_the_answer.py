@@ -2574,6 +2574,8 @@ def test_a_computation_in_brackets_after_a_value_is_its_working() -> None:
     said = "A frequência cardíaca do paciente é de 72 batimentos por minuto (18 × 4)."
     assert numeric_match(said, "72", question=asked)
     assert math_equal("(2, -1)", "(2,-1)")  # a point, not a computation
+    assert math_equal("The slope is (8 - 2) / (3 - 0)", "2")  # brackets inside the value
+    assert math_equal("The perimeter is 2(2 + 3)", "10")
 
 
 def test_a_step_by_step_explanation_after_the_answer_explains_it() -> None:

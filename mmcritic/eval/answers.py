@@ -121,7 +121,10 @@ _TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
 _SHARE_OF = re.compile(
     r"\W*(?:[a-z]+\s+)?(\d+(?:\.\d+)?%)\s+of\s", re.IGNORECASE
 )  # "About 37.7% of"
-_WORKING_ASIDE = re.compile(r"\s*\(\s*\d[\d.]*(?:(?:\s*[×*÷+]\s*|\s+[-−x]\s+)\d[\d.]*)+\s*\)")
+# a computation in brackets after a value, closing its clause: "72 bpm (18 × 4).", not "2(2 + 3)"
+_WORKING_ASIDE = re.compile(
+    r"(?<=[\w%])\s+\(\s*\d[\d.]*(?:(?:\s*[×*÷+]\s*|\s+[-−x]\s+)\d[\d.]*)+\s*\)(?=[.,;]|\s*$)"
+)
 _SUM = re.compile(rf"\b(?:{pattern('sum_words')})\b", re.IGNORECASE)  # "the total is 30"
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
