@@ -2587,3 +2587,18 @@ def test_a_step_by_step_explanation_after_the_answer_explains_it() -> None:
     assert relaxed_match(said, "1.12", question=asked)
     worked = "Step-by-step:\n1. Apple's share is 23.6%.\n2. Samsung's is 21.1%.\n3. So it is 1.12."
     assert relaxed_match(worked, "1.12", question=asked)
+
+
+def test_a_count_of_something_else_names_no_numeric_option() -> None:
+    from mmcritic_dev.scorer_agreement import policy_score
+
+    row = {
+        "index": 29,
+        "question": "How many wheels are visible on the vehicle?\nOptions: A: 2, B: 3, C: 4, D: 6",
+        "answer": "A",
+        "category": "fine-grained perception",
+        "l2_category": "object counting",
+    }
+    assert policy_score("mmstar", row, "The motorcycle has 1 rider and 2 mirrors.") == 0.0
+    assert policy_score("mmstar", row, "The motorcycle has 2 wheels.") == 1.0
+    assert policy_score("mmstar", row, "I can see 2 of them, front and back.") == 1.0

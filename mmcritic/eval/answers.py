@@ -125,6 +125,10 @@ _SHARE_OF = re.compile(
 _WORKING_ASIDE = re.compile(
     r"(?<=[\w%])\s+\(\s*\d[\d.]*(?:(?:\s*[×*÷+]\s*|\s+[-−x]\s+)\d[\d.]*)+\s*\)(?=[.,;]|\s*$)"
 )
+# a count before a plural noun, or one before a noun: "2 mirrors", "1 rider"
+_OTHER_COUNT = re.compile(
+    r"(?<![\w.,/-])(?:\d+\s+(?=(?:[a-z-]+\s+)?[a-z]{2,}s\b)|1\s+(?=[a-z]{3,}\b))"
+)
 _SUM = re.compile(rf"\b(?:{pattern('sum_words')})\b", re.IGNORECASE)  # "the total is 30"
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
@@ -397,13 +401,27 @@ def only_counts(clause: str) -> bool:
     return bool(count) and not _COPULA.search(re.split(r"[;.]\s", words[count.end() :])[0])
 
 
+def without_other_counts(text: str, question: str) -> str:
+    """For a "how many" question, an answer that names none of its words less the numbers it
+    puts before other things: "The motorcycle has 1 rider and 2 mirrors" counts no wheels."""
+    asked = {word[:4] for word in content_words(asked_sentence(question))}
+    if _counted_stem(question) is None or asked & {word[:4] for word in content_words(text)}:
+        return text
+    return _OTHER_COUNT.sub("", text)
+
+
+def _counted_stem(question: str) -> str | None:
+    """What a "how many" question counts, singular ("wheel"); None for another question."""
+    asked = _HOW_MANY.search(question)
+    return None if asked is None else (asked["noun"] or asked["first"]).lower().removesuffix("s")
+
+
 def stated_count(text: str, question: str | None) -> str | None:
     """For a "how many X" question, the number the answer puts before X ("There are three bars
     above 40"), from the last sentence that states a number; None otherwise."""
     question = question or ""
-    if (asked := _HOW_MANY.search(question)) is None:
+    if (stem := _counted_stem(question)) is None:
         return None
-    stem = (asked["noun"] or asked["first"]).lower().removesuffix("s")
     noun = re.escape(stem)
     # "2 1/2 cups", "8-10 hours"; not from inside a number ("1,000,000") or a range
     count = re.compile(

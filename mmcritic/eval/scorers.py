@@ -27,6 +27,7 @@ from mmcritic.eval.answers import (
     parse_number,
     plain_words,
     values_only,
+    without_other_counts,
     written_numbers,
 )
 from mmcritic.eval.choices import choice_letter, read_choice
@@ -355,10 +356,16 @@ def squashed(text: str) -> str:
 
 
 def letter_score(
-    prediction: str, target: str, letters: Sequence[str], options: Sequence[str] = ()
+    prediction: str,
+    target: str,
+    letters: Sequence[str],
+    options: Sequence[str] = (),
+    question: str = "",
 ) -> tuple[str | None, float]:
     """(parsed letter, 1.0 or 0.0) for a multiple-choice answer. An answer that names no option
-    is read against the options' texts by its stated span ("∠1 + ∠2 = 270°" for "270°")."""
+    is read against the options' texts by its stated span ("∠1 + ∠2 = 270°" for "270°"); given
+    the question, a count of something else names no option."""
+    prediction = without_other_counts(prediction, question)
     choice = read_choice(prediction, letters, options)
     parsed = choice.letter
     # only an answer that names no option may state one's value; "(B) 5" (5 being C) or "The

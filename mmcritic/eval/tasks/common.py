@@ -49,5 +49,5 @@ def mc_score(answer: str, problem: Problem) -> Scored:
     over the problem's options, or its bare letters when it lists none."""
     options = problem.meta.get("options", [])
     letters = option_letters(len(options)) if options else problem.meta["letters"]
-    parsed, score = letter_score(answer, str(problem.target), letters, options)
+    parsed, score = letter_score(answer, str(problem.target), letters, options, problem.question)
     return Scored(parsed, score)

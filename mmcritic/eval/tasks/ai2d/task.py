@@ -14,7 +14,8 @@ def build_problem(row: Row) -> Problem:
     options = [str(option) for option in as_list(row["options"])]
     text = f"{row['question']}\n{lettered(options)}\n{MC_INSTRUCTION}"
     target = option_letters(len(options))[int(row["answer"])]
-    return Problem(text, target, images=[row["image"]], meta={"options": options})
+    meta = {"options": options}
+    return Problem(text, target, images=[row["image"]], meta=meta, question=row["question"])
 
 
 TASK = PolicyTask(

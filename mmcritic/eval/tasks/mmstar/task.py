@@ -24,6 +24,7 @@ def build_problem(row: Row) -> Problem:
             "l2_category": row.get("l2_category", ""),
             "options": _inline_options(row["question"]),
         },
+        question=row["question"].partition("Options:")[0].strip(),
     )
 
 

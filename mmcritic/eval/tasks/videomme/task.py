@@ -24,7 +24,8 @@ def build_problem(row: Row) -> Problem:
         "options": [_OPTION_PREFIX.sub("", line, count=1) for line in option_lines],
         "option_lines": option_lines,
     }
-    return Problem(text, str(row["answer"]), videos=[f"{row['videoID']}.mp4"], meta=meta)
+    videos = [f"{row['videoID']}.mp4"]
+    return Problem(text, str(row["answer"]), videos=videos, meta=meta, question=row["question"])
 
 
 TASK = PolicyTask(
