@@ -118,9 +118,8 @@ _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b{pattern('sum_words')}"
 _TOTAL = re.compile(rf"(?:{_SUMS_UP})\s+(\d[\d,]*)\b", re.IGNORECASE)
-_SHARE_OF = re.compile(
-    r"\W*(?:[a-z]+\s+)?(\d+(?:\.\d+)?%)\s+of\s", re.IGNORECASE
-)  # "About 37.7% of"
+# a share opening a subject: "About 37.7% of"
+_SHARE_OF = re.compile(r"\W*(?:[a-z]+\s+)?(\d+(?:\.\d+)?%)\s+of\s", re.IGNORECASE)
 # a computation in brackets after a value, closing its clause: "72 bpm (18 × 4).", not "2(2 + 3)"
 _WORKING_ASIDE = re.compile(
     r"(?<=[\w%])\s+\(\s*\d[\d.]*(?:(?:\s*[×*÷+]\s*|\s+[-−x]\s+)\d[\d.]*)+\s*\)(?=[.,;]|\s*$)"
@@ -404,10 +403,11 @@ def only_counts(clause: str) -> bool:
 def without_other_counts(text: str, question: str) -> str:
     """For a "how many" question, an answer that names none of its words less the numbers it
     puts before other things: "The motorcycle has 1 rider and 2 mirrors" counts no wheels."""
-    asked = {word[:4] for word in content_words(asked_sentence(question))}
-    if _counted_stem(question) is None or asked & {word[:4] for word in content_words(text)}:
+    if _counted_stem(question) is None:
         return text
-    return _OTHER_COUNT.sub("", text)
+    asked = {word[:4] for word in content_words(asked_sentence(question))}
+    named = asked & {word[:4] for word in content_words(text)}
+    return text if named else _OTHER_COUNT.sub("", text)
 
 
 def _counted_stem(question: str) -> str | None:
