@@ -485,3 +485,31 @@ def test_a_count_spelled_in_a_shipped_language_is_its_number(answer: str, value:
 
     assert numeric_match(answer, value)
     assert not numeric_match(answer, str(int(value) + 1))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Es gibt 5 Länder mit einem Wert über 20.",
+        "Il y a 5 pays avec une valeur supérieure à 20.",
+        "有5个国家的数值超过20。",
+        "20を超える国は5か国です。",
+        "Есть 5 стран со значением выше 20.",
+    ],
+)
+def test_a_count_in_another_language_is_the_number_the_question_does_not_name(
+    answer: str,
+) -> None:
+    from mmcritic.eval.scorers import relaxed_match
+
+    question = "How many countries have a value above 20?"
+    assert relaxed_match(answer, "5", question=question)
+    assert not relaxed_match(answer, "20", question=question)
+
+
+def test_a_sentence_in_another_language_with_two_counts_states_no_lone_one() -> None:
+    from mmcritic.eval.answers import stated_count
+
+    question = "How many countries are above 20?"
+    assert stated_count("Es gibt 5 Länder und 3 Städte über 20.", question) is None
+    assert stated_count("Es gibt 5 Länder über 20.", question) == "5"

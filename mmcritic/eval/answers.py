@@ -25,6 +25,7 @@ from mmcritic.reading.statements import (
     asked_sentence,
     clauses,
     content_words,
+    in_english,
     main_clause,
     offers_two_marked,
     open_check,
@@ -114,6 +115,7 @@ _UNIT_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
 # the verb after which a sentence states its value, a copula in any language: "was 24.9%"
 _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
 # a count that is the total: "4 lanes in total, counting the two lanes on the other side"
+_COUNT_BEFORE_WORD = re.compile(r"(?<![\d.,])(\d+)\s*[^\W\d_]")
 _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b{pattern('sum_words')}"
@@ -444,7 +446,7 @@ def stated_count(text: str, question: str | None) -> str | None:
         # a part counted under another name that the question asks about ("5 people in total,
         # and 2 of them are on the right"), else a total naming no noun ("adding 310 gives 1,560")
         subset = _asked_subset(last, 0, question, stem)
-        return subset.group(1) if subset else None
+        return subset.group(1) if subset else _lone_count(last, question)
     # the last count, unless the sentence then sums up ("..., so 5 in total") or counts a part
     total = _TOTAL.search(last, found[-1].end()) or _asked_subset(
         last, found[-1].end(), question, stem
@@ -459,6 +461,17 @@ def stated_count(text: str, question: str | None) -> str | None:
     count_text = (part or chosen).group(1)
     # "2 or 3 traffic lights": the sentence offers alternatives, and the span keeps them
     return last if reading_of(last).has("alternatives") else count_text
+
+
+def _lone_count(sentence: str, question: str) -> str | None:
+    """The one count a sentence puts before a word, the question's own numbers aside, in an
+    answer in another language ("Es gibt 5 Länder mit einem Wert über 20", "有5个国家")."""
+    if in_english(sentence):
+        return None
+    asked = set(extract_numbers(question))
+    counts = [m for m in _COUNT_BEFORE_WORD.finditer(sentence) if number_value(m[1]) not in asked]
+    others = set(extract_numbers(sentence)) - asked - {number_value(m[1]) for m in counts}
+    return counts[0][1] if len(counts) == 1 and not others else None
 
 
 def _asked_subset(sentence: str, after: int, question: str, counted: str) -> re.Match[str] | None:

@@ -424,11 +424,16 @@ _GLOSS_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _ENGLISH = re.compile(rf"\b{pattern('function_words', 'en')}\b", re.IGNORECASE)
 
 
+def in_english(text: str) -> bool:
+    """Whether a text holds an English function word (an answer in another language holds none)."""
+    return _ENGLISH.search(text) is not None
+
+
 def english_gloss(text: str) -> str | None:
     """The English of the one answer word an answer in another language names ("El camión es
     verde." -> "green", "インドが最も高い値を示しています。" -> "India"); None for an English
     answer, one naming two such words, or one that negates ("No es rojo")."""
-    if _ENGLISH.search(text) or reading_of(text).has("negation"):
+    if in_english(text) or reading_of(text).has("negation"):
         return None
     plain = _unaccented(text)
     said = _GLOSS_WORD.findall(plain)
