@@ -513,3 +513,21 @@ def test_a_sentence_in_another_language_with_two_counts_states_no_lone_one() -> 
     question = "How many countries are above 20?"
     assert stated_count("Es gibt 5 Länder und 3 Städte über 20.", question) is None
     assert stated_count("Es gibt 5 Länder über 20.", question) == "5"
+
+
+@pytest.mark.parametrize(
+    ("answer", "letter"),
+    [
+        ("Die Kamera bewegt sich nach rechts.", "B"),
+        ("La cámara se mueve a la izquierda.", "A"),
+        ("カメラは右に動いています。", "B"),
+        ("Die Antwort ist A, nicht rechts.", "A"),  # the letter it names decides
+        ("Nicht nach rechts.", None),  # a negation names no option
+    ],
+)
+def test_an_answer_in_another_language_picks_the_option_its_word_glosses(
+    answer: str, letter: str | None
+) -> None:
+    from mmcritic.eval.choices import choice_letter
+
+    assert choice_letter(answer, ["A", "B"], ["left", "right"]) == letter

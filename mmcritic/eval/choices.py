@@ -19,12 +19,19 @@ from mmcritic.eval.answers import (
     is_cut_off,
     option_words,
     plain_words,
+    same_words,
     sentences_before_cut,
 )
 from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
 from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
-from mmcritic.reading.statements import LEADING_ARTICLE, main_clause, sentences, settled_part
+from mmcritic.reading.statements import (
+    LEADING_ARTICLE,
+    english_gloss,
+    main_clause,
+    sentences,
+    settled_part,
+)
 from mmcritic.reading.structure import HEDGE, reading_of
 
 _OR, _AND, _ARTICLE = map(pattern, ("or_words", "and_words", "articles"))
@@ -411,6 +418,10 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
     words = said.split()
     if _LEADING_LETTER.match(core):
         return None
+    gloss = None if _named_letters(core, letters) else english_gloss(core)  # "nach rechts"
+    glossed = [x for x, o in zip(letters, options, strict=False) if gloss and same_words(o, gloss)]
+    if len(glossed) == 1:
+        return glossed[0]
     # a hedge ("Transpiration or respiration") and a letter ("Hydrogen (A)", not "Label A") are
     # read elsewhere
     short = 0 < len(words) <= 5 and not any(re.fullmatch(_OR, word) for word in words)
