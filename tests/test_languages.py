@@ -531,3 +531,22 @@ def test_an_answer_in_another_language_picks_the_option_its_word_glosses(
     from mmcritic.eval.choices import choice_letter
 
     assert choice_letter(answer, ["A", "B"], ["left", "right"]) == letter
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "stated_first"),
+    [
+        ("正方形的面积是36，所以边长为6。", "6", "36"),
+        ("长方形的周长是20厘米，因此正方形的边长是5厘米。", "5", "20"),
+        ("長方形の周の長さは20 cmなので、正方形の一辺は5 cmです。", "5", "20"),
+        ("小さい正方形が4つ、大きい正方形が1つなので、全部で5つです。", "5", "1"),
+    ],
+)
+def test_a_value_after_a_conclusion_written_without_spaces_is_the_answer(
+    answer: str, value: str, stated_first: str
+) -> None:
+    from mmcritic.eval.scorers import math_equal
+
+    question = "What is the side of the square?"
+    assert math_equal(answer, value, question)
+    assert not math_equal(answer, stated_first, question)
