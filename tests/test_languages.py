@@ -550,3 +550,23 @@ def test_a_value_after_a_conclusion_written_without_spaces_is_the_answer(
     question = "What is the side of the square?"
     assert math_equal(answer, value, question)
     assert not math_equal(answer, stated_first, question)
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        ("Die SPD hatte die meisten Sitze.", True),
+        ("Samsung hat mit 31 % den größten Marktanteil.", True),
+        ("Samsung tiene la mayor cuota de mercado.", True),
+        ("Die CDU hatte die meisten Sitze.", False),  # another name
+        ("Samsung hat nicht den größten Marktanteil.", False),  # negated
+        ("Samsung and Apple", False),  # no sentence of another language
+    ],
+)
+def test_a_name_an_answer_in_another_language_opens_with_is_its_subject(
+    answer: str, named: bool
+) -> None:
+    from mmcritic.eval.scorers import relaxed_match
+
+    gold = "SPD" if "Sitze" in answer else "Samsung"
+    assert relaxed_match(answer, gold, question="Which one has the largest share?") is named

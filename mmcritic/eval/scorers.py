@@ -40,6 +40,7 @@ from mmcritic.reading.statements import (
     YEAR,
     english_gloss,
     hedges_after,
+    name_first,
     subject_answer,
     subject_core,
 )
@@ -146,7 +147,8 @@ def relaxed_match(
         named = subject_core(stated, question)  # "represented by the red line"
         bare = text_answer(ASIDE.sub("", prediction), question)  # "Transport (12.5)"
         valued = _VALUE_BESIDE.sub("", span)  # "The highest is Q3 with 21"
-        found = [stated, core, named, bare, valued, english_gloss(prediction)]
+        glossed = english_gloss(prediction)  # "Londres tiene el alquiler más alto."
+        found = [stated, core, named, bare, valued, glossed, name_first(prediction, question)]
         if re.search(r"\d", target) and not reading_of(stated).has("negation"):
             found.append(_KIND_THEN_LABEL.sub("", stated))
         return any(plain_words(c) == plain_words(target) for c in found if c is not None)

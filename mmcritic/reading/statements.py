@@ -97,6 +97,10 @@ EXPLAINS = re.compile(pattern("explanations"), re.IGNORECASE)
 # an apology opening an answer says nothing yet: "Sorry, I do not know which is correct."
 APOLOGY = re.compile(rf"^\s*{pattern('apologies')}\b[,.!]?\s*(?:{pattern('turns')}\s+)?", re.I)
 LEADING_ARTICLE = re.compile(rf"^{pattern('articles', 'en')}\s+", re.IGNORECASE)
+_ANY_ARTICLE = re.compile(rf"^{pattern('articles')}\s+", re.IGNORECASE)
+# an article only another language has: a sentence in that language ("hat mit 31 % den ...")
+_OTHER_ARTICLES = sorted(set(words("articles")) - set(words("articles", "en")))
+_OTHER_ARTICLE = re.compile(rf"\b(?:{'|'.join(_OTHER_ARTICLES)})\b", re.IGNORECASE)
 # quoted text ('No Parking'), but not apostrophes inside words ("can't")
 QUOTED = re.compile(r"[\"“][^\"”\n]{1,80}[\"”]|(?<!\w)['‘][^'’\n]{1,80}['’](?!\w)")
 _CAPITALISED = re.compile(r"[A-Z][\w-]*")
@@ -427,6 +431,18 @@ _ENGLISH = re.compile(rf"\b{pattern('function_words', 'en')}\b", re.IGNORECASE)
 def in_english(text: str) -> bool:
     """Whether a text holds an English function word (an answer in another language holds none)."""
     return _ENGLISH.search(text) is not None
+
+
+def name_first(text: str, question: str) -> str | None:
+    """For a "which/who/what" question, the name an answer in another language opens with, where
+    an article of that language follows ("Die SPD hatte die meisten Sitze." names SPD), as an
+    English answer names its subject (`subject_answer`); None for one that negates."""
+    if not _ASKS_WHICH.match(question) or in_english(text) or reading_of(text).has("negation"):
+        return None
+    said = _ANY_ARTICLE.sub("", text.strip()).split()
+    named = list(itertools.takewhile(lambda word: word[:1].isupper(), said))
+    rest = " ".join(said[len(named) :])
+    return " ".join(named).strip(".,;:!?") if named and _OTHER_ARTICLE.search(rest) else None
 
 
 def english_gloss(text: str) -> str | None:
