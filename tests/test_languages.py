@@ -531,6 +531,7 @@ def test_an_answer_in_another_language_picks_the_option_its_word_glosses(
     from mmcritic.eval.choices import choice_letter
 
     assert choice_letter(answer, ["A", "B"], ["left", "right"]) == letter
+    assert choice_letter(answer, ["A", "B"], ["Turn left", "Turn right"]) == letter
 
 
 @pytest.mark.parametrize(

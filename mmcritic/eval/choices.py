@@ -19,7 +19,6 @@ from mmcritic.eval.answers import (
     is_cut_off,
     option_words,
     plain_words,
-    same_words,
     sentences_before_cut,
 )
 from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
@@ -419,7 +418,11 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
     if _LEADING_LETTER.match(core):
         return None
     gloss = None if _named_letters(core, letters) else english_gloss(core)  # "nach rechts"
-    glossed = [x for x, o in zip(letters, options, strict=False) if gloss and same_words(o, gloss)]
+    glossed = [
+        x
+        for x, o in zip(letters, options, strict=False)
+        if gloss and f" {option_words(gloss)} " in f" {option_words(o)} "  # "Turn left"
+    ]
     if len(glossed) == 1:
         return glossed[0]
     # a hedge ("Transpiration or respiration") and a letter ("Hydrogen (A)", not "Label A") are
