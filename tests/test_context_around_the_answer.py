@@ -214,6 +214,8 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "Washington, D.C.",
         ),
         ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
+        ("Общее количество ответов — 1 024.", "What is the total number of responses?", "1 024"),
+        ("Q3 — 45%, the highest share.", "Which quarter had the highest share?", "Q3"),
         ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
         (
             "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",
