@@ -215,6 +215,11 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
         ),
         ("Der Gesamtbetrag beträgt $8,940.", "What is the total amount?", "$8,940"),
         ("Общее количество ответов — 1 024.", "What is the total number of responses?", "1 024"),
+        (
+            "1982年的香烟销售总量是 632.5（十亿支）。",  # the year is the question's
+            "What is the total number of cigarettes sold in 1982 (in billions)?",
+            "632.5",
+        ),
         ("Q3 — 45%, the highest share.", "Which quarter had the highest share?", "Q3"),
         ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
         (
