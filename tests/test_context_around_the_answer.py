@@ -220,7 +220,8 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "What is the total number of cigarettes sold in 1982 (in billions)?",
             "632.5",
         ),
-        ("Q3 — 45%, the highest share.", "Which quarter had the highest share?", "Q3"),
+        ("Q3 — 45%.", "Which quarter had the highest share?", "Q3"),
+        ("值是3。", "What was the value in 2013?", "3"),  # 3 is no number the question names
         ("Reynolds Blvd.", "What is the name of the street?", "Reynolds Blvd."),
         (
             "Linda Reeves — her name appears in the 'Contact' box at the bottom of the form.",

@@ -114,8 +114,9 @@ _LATEX_FRACTION = re.compile(
 _UNIT_POWER = re.compile(r"(?<=[A-Za-z])(?:[²³¹⁴]|\^\{?[234]\}?)")
 # the verb after which a sentence states its value, a copula in any language: "was 24.9%"
 _COPULA = re.compile(rf"\b(?:{COPULAS}|{pattern('value_verbs')})\b", re.IGNORECASE)
-# a count that is the total: "4 lanes in total, counting the two lanes on the other side"
+# a number before a word, as a count in any language puts it: "5 Länder", "5个"
 _COUNT_BEFORE_WORD = re.compile(r"(?<![\d.,])(\d+)\s*[^\W\d_]")
+# a count that is the total: "4 lanes in total, counting the two lanes on the other side"
 _IN_TOTAL = re.compile(rf"\s+{pattern('totals')}\b", re.IGNORECASE)
 # a total a count sentence ends on: "3 on the left pole and 2 on the right, so 5 in total"
 _SUMS_UP = rf"{pattern('conclusions')}|{pattern('results')}|\b{pattern('sum_words')}"

@@ -235,7 +235,8 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     if head and content_words(tail) & content_words(question) and not _is_bare(tail):
         sentence = tail
     latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
-    latin = [run for run in latin if not (run[0].isdigit() and run in question)]  # "1982年的"
+    asked_numbers = set(re.findall(r"\d[\d.,]*", question))  # "1982年的", not "3" in "2013"
+    latin = [run for run in latin if run not in asked_numbers]
     named = [run for run in latin if re.search("[A-Za-z]", run)]  # not "约为 11%" beside it
     if len(latin) == 1 or (len(named) == 1 and _ASKS_WHICH_OR_WHO.match(question)):
         return _trimmed(named[0] if named else latin[0])  # "报告由 Marketing Research 编写。"

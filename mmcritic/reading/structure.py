@@ -34,11 +34,9 @@ NEGATION = re.compile(pattern("negations"), re.IGNORECASE)
 # a stated inability to tell, anywhere in an answer: "I can't tell"
 CANNOT_TELL = re.compile(pattern("cannot_tell"))
 CONCLUSIONS = pattern("conclusions")
-# in a language written without spaces: "面积是36，所以边长为6", "20 cmなので、一辺は5 cm"
-_UNSPACED_CONCLUSIONS = "|".join(w for w in words("conclusions") if re.search(f"[{CJK}]", w))
-CONCLUSION = re.compile(
-    rf",?\s+{CONCLUSIONS},?\s+|[，、；]?(?:{_UNSPACED_CONCLUSIONS})[，、]?", re.IGNORECASE
-)
+# in a language written without spaces ("面积是36，所以边长为6"); none listed matches nothing
+_UNSPACED = "|".join(w for w in words("conclusions") if re.search(f"[{CJK}]", w)) or "(?!)"
+CONCLUSION = re.compile(rf",?\s+{CONCLUSIONS},?\s+|[，、；]?(?:{_UNSPACED})[，、]?", re.IGNORECASE)
 # two answers rather than one: "5–7 years", "between 5 and 7", "either A or B", "both 3 and 4",
 # "could be a bar or a spit", "65° or 115°" (not "5:2, or 2.5", nor from inside "1,000,000")
 _RANGE = re.compile(r"\d\s*[–—]\s*[$€£]?\d")
