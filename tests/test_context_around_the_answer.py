@@ -112,6 +112,12 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "In right triangle ABC, angle C = 90°, AC = 8 and BC = 6. Find the length of AB.",
             "10",
         ),
+        # what the value was read from, after it
+        (
+            "12.4, based on the 2019 and 2015 dark blue bars in the chart.",
+            "What is the difference between the highest and the lowest value of the dark blue bar?",
+            "12.4",
+        ),
     ],
 )
 def test_what_trails_a_value_is_not_the_answer(response: str, question: str, gold: str) -> None:
