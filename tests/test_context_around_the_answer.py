@@ -378,6 +378,18 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
         # a bare passive names its agent for "who"; a bare phrase for another question stays
         ("Prepared by J. L. Charles.", "Who prepared the report?", "J. L. Charles"),
         ("Shipped by air freight", "What is written under the box?", "Shipped by air freight"),
+        # a count of things beside the value, and "no." before a number that ends no sentence
+        (
+            "The total amount due is $1,247.50 for 14 items.",
+            "What is the total amount due?",
+            "$1,247.50",
+        ),
+        (
+            "Item no. 3 costs $127.50 (10 units).",
+            "What is the unit price of item no. 3?",
+            "$127.50",
+        ),
+        ("The bar for 2020 reaches 3,390.", "What is the value in the chart?", "3,390"),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(

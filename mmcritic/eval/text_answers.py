@@ -135,6 +135,8 @@ _NUMBER_TOKEN = re.compile(
     rf"(?:%|\s+(?:{pattern('percent_words')}|{'|'.join(SCALES)})\b"
     r"|\s?(?:mg|kg|g|ml|cm|mm|km|lbs?|oz|kcal)(?:/[a-z]+)?\b|\s?[$€£])?(?!-?\w)"
 )
+# a number of things after "for" or in brackets, beside a value: "$1,247.50 for 14 items"
+_COUNT_BESIDE = re.compile(r"\s*(?:for\s+|\()\d[\d,]*\s+(?:[a-z]+\s+)?[a-z]+s\b\)?")
 # a markdown heading of a few words, which labels the lines under it: "### Title"
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
 _HEADING = re.compile(r"^#{1,6}\s+([^\W\d_][\w ]{0,30}?)\s*:?$")
@@ -300,7 +302,8 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         clause = _before_unasked_count(clause, question)
         return _trimmed(clause) if keep_asked_words else _without_asked_words(clause, question)
     # a year the question names is its context, not the answer: "In 1979, $1.2 million was ..."
-    numbers = [n for n in _NUMBER_TOKEN.findall(clause) if n not in question]
+    # nor a count beside the value: "Item no. 3 costs $127.50 (10 units)."
+    numbers = [n for n in _NUMBER_TOKEN.findall(_COUNT_BESIDE.sub("", clause)) if n not in question]
     in_name = _DATE.search(clause) or _NUMBER_IN_NAME.search(clause)  # "1875 Eye Street"
     if len(numbers) == 1 and len(clause.split()) > 3 and not in_name:
         # "A total of 240 participants were enrolled."; if kept, the asked word before it, or

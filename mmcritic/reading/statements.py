@@ -50,6 +50,8 @@ _ABBREVIATIONS = rf"(?:{pattern('abbreviations')}|{MONTH_ABBREVIATIONS})"
 _ABBREVIATED = re.compile(rf"\b(?:[A-Z]|{_ABBREVIATIONS})\.$")
 # a day written as an ordinal before its month, which ends no sentence: "der 3. Februar 1982"
 _DAY_NUMBER, _MONTH_FIRST = re.compile(r"\b\d{1,2}\.$"), re.compile(rf"^(?:{pattern('months')})\b")
+# "no." before a number is its sign, not the answer "no" ending a sentence: "Item no. 3 costs"
+_NUMBER_SIGN = re.compile(r"\bno\.$", re.IGNORECASE)
 # a word abbreviation or initials whose period belongs to an answer: "Acme Laboratories, Inc.",
 # "Washington, D.C."
 _OWN_PERIOD = re.compile(rf"\b{_ABBREVIATIONS}\.$|(?<![\w.])(?:[A-Za-z]\.){{2,}}$", re.I)
@@ -123,7 +125,9 @@ def sentences(text: str) -> list[str]:
     groups: list[list[str]] = []
     for piece in filter(None, (piece.strip() for piece in _unquoted_split(text.strip()))):
         last = groups[-1][-1] if groups else ""
-        if _ABBREVIATED.search(last) or (_DAY_NUMBER.search(last) and _MONTH_FIRST.match(piece)):
+        numbered = _NUMBER_SIGN.search(last) and piece[:1].isdigit()
+        dated = _DAY_NUMBER.search(last) and _MONTH_FIRST.match(piece)
+        if _ABBREVIATED.search(last) or numbered or dated:
             groups[-1].append(piece)
         else:
             groups.append([piece])
