@@ -788,6 +788,14 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["sales decreased steadily", "sales peaked in March", "sales were constant"],
             None,
         ),
+        # the figure's labels as a range pick neither end; a path of letters is no range
+        ("The diagram labels 6 organs, A through F.", ["stomach", "liver", "pancreas"], None),
+        ("The parts are marked A–F; the liver is B.", ["stomach", "liver", "pancreas"], "B"),
+        (
+            "The critical path is A-B-D-F (option A), with a total duration of 18 days.",
+            ["A-B-D-F", "A-C-E-F", "A-B-E-F"],
+            "A",
+        ),
     ],
 )
 def test_the_letter_reader_settles_where_a_careful_grader_does(

@@ -121,6 +121,12 @@ _CLOSING_PUNCTUATION = EDGE_PUNCTUATION.replace(":", "").replace(",", "") + "\n\
 # an option named last in a sentence: "so the answer is C"
 _LETTER_AT_END = re.compile(rf"(?<![^\W{CJK}])(?<!')\(?([A-Z])\)?[.!。]?$")
 # an option that is a value of digits and signs: "2/3", "1.5", "-4"
+# the letters of a figure's labels as a range ("labelled A through F", "A–F"), not a path
+# ("A-B-D-F"): no pick of either
+_LETTER_RANGE = re.compile(
+    rf"(?<![–—-])\b(?P<start>[A-Z])\s*(?:(?i:through|thru|{pattern('range_ends')})\s+|[–—-]\s*)"
+    r"(?P<end>[A-Z])\b(?![–—-])"
+)
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 # an option that is a formula, whose signs tell it from the others: "$y=-x^2+1$", "y = x^2 - 1"
 _FORMULA = re.compile(r"\$?[\w\s.,/:+−×÷*()-]*[=^][\w\s.,/:+−×÷*^()=-]*\$?")
@@ -161,6 +167,7 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     main clause or the last option named; never a random letter, so no score depends on chance."""
     core = without_html(plain_math(fold(text))).translate(MARKUP).translate(_BRACKETS)
     core = _without_untold(core)
+    core = _LETTER_RANGE.sub(_spanned_labels, core)
     core = _NAMED_LETTER.sub(  # a letter named as an option in capitals: "choice a" as "choice (A)"
         lambda m: f"{m[1]} ({m[2].upper()})" if m[2].upper() in letters else m[0], core
     )
@@ -181,6 +188,13 @@ def _without_untold(core: str) -> str:
             asked = _CAPITAL_LETTER.sub("", untold.group())
             core = core[: untold.start()] + asked + core[untold.end() :]
     return core
+
+
+def _spanned_labels(found: re.Match[str]) -> str:
+    """A range of three or more letters said without them ("A through F" as "labels"); a pair
+    ("from A to B") stays, as it may name a path or an option."""
+    spanned = ord(found["end"]) - ord(found["start"]) >= 2
+    return "labels" if spanned else found.group()
 
 
 def _read(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
