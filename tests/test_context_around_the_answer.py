@@ -788,6 +788,19 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["sales decreased steadily", "sales peaked in March", "sales were constant"],
             None,
         ),
+        # a pick stated before its reasons stands when the reasons are cut off
+        (
+            "**Answer: B (9:35)**\n\nReasoning: In a mirror image the face is flipped. The hands "
+            "that appear to point at 2 and 5 (2:25) actually point at the positions which are",
+            ["2:25", "9:35", "9:25", "3:35"],
+            "B",
+        ),
+        (
+            "The diagram shows a **composite volcano** (C). You can tell because:\n- It has "
+            "steep sides of lava and ash\n- There is a central vent and",
+            ["shield", "cinder cone", "composite", "caldera"],
+            "C",
+        ),
         # the figure's labels as a range pick neither end; a path of letters is no range
         ("The diagram labels 6 organs, A through F.", ["stomach", "liver", "pancreas"], None),
         ("The parts are marked A–F; the liver is B.", ["stomach", "liver", "pancreas"], "B"),

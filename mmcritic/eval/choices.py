@@ -127,6 +127,8 @@ _LETTER_RANGE = re.compile(
     rf"(?<![–—-])\b(?P<start>[A-Z])\s*(?:(?i:through|thru|{pattern('range_ends')})\s+|[–—-]\s*)"
     r"(?P<end>[A-Z])\b(?![–—-])"
 )
+# the reasons after an answer, at a line's or sentence's start: "\n\nReasoning: ..."
+_REASONS = re.compile(rf"(?:^|(?<=[\n.!])\s*)(?:{pattern('reason_openers')})", re.IGNORECASE)
 _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 # an option that is a formula, whose signs tell it from the others: "$y=-x^2+1$", "y = x^2 - 1"
 _FORMULA = re.compile(r"\$?[\w\s.,/:+−×÷*()-]*[=^][\w\s.,/:+−×÷*^()=-]*\$?")
@@ -277,7 +279,18 @@ def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[s
     settled = _read(said, letters, options) if said else None
     labelled = _ANSWER_LABEL.fullmatch(sentences(core)[-1])  # "... gives 2:15. Answer:"
     concluded = settled and (labelled or settled.how in ("concluded", "labelled", "declared"))
-    return settled if concluded else Choice(None, "cut_off")
+    return settled if concluded else _picked_before_reasons(core, letters, options)
+
+
+def _picked_before_reasons(core: str, letters: Sequence[str], options: Sequence[str]) -> Choice:
+    """The pick an answer states before the reasons for it, when those are cut off ("**Answer: B
+    (9:35)**\n\nReasoning: In a mirror image ..., which are"): reasons that break off take back
+    nothing; else none."""
+    reasons = _REASONS.search(core)
+    picked = (
+        _read(core[: reasons.start()], letters, options) if reasons and reasons.start() else None
+    )
+    return picked if picked and picked.letter else Choice(None, "cut_off")
 
 
 def _concluded_letter(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
