@@ -788,6 +788,13 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["sales decreased steadily", "sales peaked in March", "sales were constant"],
             None,
         ),
+        # a letter alone on the last line answers, whatever the reasoning named on the way
+        (
+            "It isn't sunny (A). The sky is gray, which could suggest overcast (B), but the "
+            "buildings fade into a white haze — that is fog.\n\n**D**",
+            ["Sunny", "Overcast", "Snowing", "Foggy"],
+            "D",
+        ),
         # a pick stated before its reasons stands when the reasons are cut off
         (
             "**Answer: B (9:35)**\n\nReasoning: In a mirror image the face is flipped. The hands "

@@ -347,6 +347,9 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(None, "hedge")
     if _ends_unable(last, letters, options):
         return Choice(None, "unable")
+    closing = _BARE_LETTER.fullmatch(core.rstrip(_CLOSING_PUNCTUATION).rsplit("\n", 1)[-1].strip())
+    if "\n" in core.strip() and closing and closing[1] in letters:
+        return Choice(closing[1], "closing")  # "... halos — that is fog.\n\n**D**"
     picked = _labelled_pick(core, letters, options)
     picked = picked or (_main_clause_pick(core, letters, options) if long_answer else None)
     return picked or _last_mention(core, letters, options, text_hits)
