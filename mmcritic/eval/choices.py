@@ -347,9 +347,11 @@ def _reasoned_pick(core: str, letters: Sequence[str], options: Sequence[str]) ->
         return Choice(None, "hedge")
     if _ends_unable(last, letters, options):
         return Choice(None, "unable")
-    closing = _BARE_LETTER.fullmatch(core.rstrip(_CLOSING_PUNCTUATION).rsplit("\n", 1)[-1].strip())
-    if "\n" in core.strip() and closing and closing[1] in letters:
-        return Choice(closing[1], "closing")  # "... halos — that is fog.\n\n**D**"
+    # a letter alone on the last line after reasoning through the options by their letters
+    reasoning, _, closing_line = core.rstrip(_CLOSING_PUNCTUATION).rpartition("\n")
+    closing = _BARE_LETTER.fullmatch(closing_line.strip())
+    if closing and closing[1] in letters and len(set(_named_letters(reasoning, letters))) > 1:
+        return Choice(closing[1], "closing")  # "... overcast (B), but ... that is fog.\n\n**D**"
     picked = _labelled_pick(core, letters, options)
     picked = picked or (_main_clause_pick(core, letters, options) if long_answer else None)
     return picked or _last_mention(core, letters, options, text_hits)
