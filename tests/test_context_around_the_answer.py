@@ -2656,3 +2656,13 @@ def test_a_count_of_something_else_names_no_numeric_option() -> None:
     assert policy_score("mmstar", row, "The motorcycle has 1 rider and 2 mirrors.") == 0.0
     assert policy_score("mmstar", row, "The motorcycle has 2 wheels.") == 1.0
     assert policy_score("mmstar", row, "I can see 2 of them, front and back.") == 1.0
+
+
+def test_an_answer_supposed_in_a_relative_clause_is_not_stated() -> None:
+    illusion = (
+        "At first glance this looks like the classic Müller-Lyer illusion, where the answer "
+        "would be yes. But measuring the shafts, the top line is longer.\n\nSo, **no**, they are "
+        "not the same length."
+    )
+    assert yes_no(final_answer(illusion)) == "no"
+    assert stated_answer("The lines differ, in which case the answer would be no. But") is None
