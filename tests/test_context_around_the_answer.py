@@ -2666,3 +2666,12 @@ def test_an_answer_supposed_in_a_relative_clause_is_not_stated() -> None:
     )
     assert yes_no(final_answer(illusion)) == "no"
     assert stated_answer("The lines differ, in which case the answer would be no. But") is None
+
+
+def test_saying_there_is_no_figure_is_no_answer_no() -> None:
+    refusal = (
+        "I'm sorry, but there is no chart provided, so I can't determine when the unemployment "
+        "rate peaked based on a figure."
+    )
+    assert yes_no(refusal) == "unclear"
+    assert yes_no("There is no chart provided, but from what is known, yes, it peaked.") == "yes"

@@ -44,6 +44,10 @@ _LEADING_YES_NO = re.compile(
 )
 
 
+# an answer that opens by saying it was given no figure: its "no" answers nothing
+_NO_FIGURE = re.compile(pattern("missing_figures"), re.IGNORECASE)
+
+
 def yes_no(text: str, question: str = "") -> str | None:
     """`yes`, `no` or `unclear` as a careful grader reads a yes/no answer, or None: after any
     self-correction, `unclear` when it ends on both or unable to tell, else what it settles on
@@ -51,8 +55,12 @@ def yes_no(text: str, question: str = "") -> str | None:
     the question's claim (yes). docs/scoring.md (the *yes/no* reader) gives each rule."""
     core = reading_of(_answer_core(text))
     last_sentence = re.split(r"(?<=[.!?])\s+", core.text)[-1]
-    # a last sentence unable to tell, after naming both yes and no or neither, or offering both
-    unable = len(core.said("yes_no")) != 1 and reading_of(last_sentence).has("cannot_tell")
+    # a last sentence unable to tell, after naming both yes and no or neither, or after saying
+    # it has no figure ("Sorry, but there is no chart provided, so I can't determine ..."), or
+    # offering both
+    no_figure = _NO_FIGURE.match(APOLOGY.sub("", core.text))
+    named_one = len(core.said("yes_no")) == 1 and not no_figure
+    unable = not named_one and reading_of(last_sentence).has("cannot_tell")
     if unable or _YES_OR_NO.search(last_sentence):
         return "unclear"  # "It could be yes ..., so it might be no. I can't say for sure."
     if (closing := yes_or_no_alone(last_sentence)) is not None:
