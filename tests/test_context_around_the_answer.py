@@ -112,6 +112,12 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "In right triangle ABC, angle C = 90°, AC = 8 and BC = 6. Find the length of AB.",
             "10",
         ),
+        # the asked unknown solved, then what it gives beside it
+        (
+            "5x + 30 = 180\nx = 30\n\nSo x = 30, and the two angles measure 105° and 75°.",
+            "The two angles shown, (3x + 15)° and (2x + 15)°, form a linear pair. Find x.",
+            "30",
+        ),
         # what the value was read from, after it
         (
             "12.4, based on the 2019 and 2015 dark blue bars in the chart.",

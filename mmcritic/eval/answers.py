@@ -178,6 +178,8 @@ _COUNTS_THINGS = re.compile(
     rf"(?:[a-z]+s|{pattern('irregular_plurals')})\b"
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
+# a conclusion opening an equation's left side: "So x = 30"
+_CONCLUDED = re.compile(rf"^{pattern('conclusions')}\W*", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
 # endings that leave a word's meaning as an answer: "octagonal" for "octagon"
 _INFLECTIONS = frozenset({"", *words("inflections")})
@@ -355,7 +357,9 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
     rounds to 8"); unless it computes from numbers (not to explain), the others if it is not in the
     first ("It is 14π, using C = 2πr"), else those restating the question more."""
     own = clauses(sentence)
-    solved = re.split(r"[,;]\s+", sentence)[-1].split("=")[0].split()  # "..., k = 9" for "k?"
+    # "..., k = 9" for "k?", "So x = 30, and the angles measure 105° and 75°" for "x?"
+    equations = [part for part in re.split(r"[,;]\s+", sentence) if "=" in part]
+    solved = _CONCLUDED.sub("", equations[-1].split("=")[0].strip()).split() if equations else []
     if len(solved) == 1 and re.search(
         rf"(?<![\w\\]){re.escape(solved[-1])}(?!\w)", asked_sentence(question or "")
     ):
