@@ -118,6 +118,12 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "The two angles shown, (3x + 15)° and (2x + 15)°, form a linear pair. Find x.",
             "30",
         ),
+        # a remark on the value after it
+        (
+            "The heart rate is 72 bpm, within the normal 60–100 range.",
+            "A nurse counts 18 beats in 15 seconds. What is the heart rate in beats per minute?",
+            "72",
+        ),
         # what the value was read from, after it
         (
             "12.4, based on the 2019 and 2015 dark blue bars in the chart.",

@@ -141,8 +141,8 @@ _DANGLING = re.compile(
 _EQUATION_AS_SUBJECT = re.compile(rf"^.+?\s+{pattern('equation_verbs')}\s+(.+)$", re.IGNORECASE)
 # the left side of "14 + 17 = 31", matched reversed so a long run of digits is read once
 _ARITHMETIC_REVERSED = re.compile(r"\s*(?:[\d.,]*\d\s*[-+−×÷*/]\s*)+[\d.,]*\d")
-# a noun phrase after a stated value that says what the value is: "37, the size with ..."
-_WHAT_IT_IS = re.compile(rf",\s+{pattern('articles', 'en')}\s")
+# a noun phrase or remark after a stated value: "37, the size with ...", "72, within the range"
+_WHAT_IT_IS = re.compile(rf",\s+(?:{pattern('articles', 'en')}|{pattern('value_remarks')})\s")
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
