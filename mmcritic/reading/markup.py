@@ -121,7 +121,14 @@ BOLD = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _MATH_DOLLARS = re.compile(r"\$([^$]*?)\$(?!\d)")
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 _LATEX_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-_LATEX_SYMBOLS = {"\\pi": "π", "\\times": "×", "\\cdot": "·", "\\infty": "∞", "\\,": ""}
+_LATEX_SYMBOLS = {
+    "\\pi": "π",
+    "\\times": "×",
+    "\\cdot": "·",
+    "\\infty": "∞",
+    "\\approx": "≈",
+    "\\,": "",
+}
 _JSON_ANSWER_KEYS = frozenset(words("answer_keys"))
 
 

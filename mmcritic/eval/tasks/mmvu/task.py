@@ -7,9 +7,10 @@ import re
 
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import other_number, plain_words
-from mmcritic.eval.scorers import letter_score, numeric_match
+from mmcritic.eval.scorers import letter_score, math_equal, numeric_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
+from mmcritic.reading.markup import plain_math
 from mmcritic.reading.statements import settled_part
 from mmcritic.reading.structure import HEDGE, reading_of
 
@@ -20,6 +21,8 @@ _QUANTITY_TARGET = re.compile(
     r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
     r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
 )
+# an exact value with π or a root, and a short unit: "90π cm³", "2√3 m"
+_MATH_TARGET = re.compile(r"(\d*(?:π|√\d+)[\dπ√/^()]*)\s*(?:[^\W\d_]{1,5}[²³]?)?")
 _ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{2,})\)")  # "(H2)", not "(s)"
 
 
@@ -65,6 +68,8 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     chloroplast or a mitochondrion") commits to none."""
     if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
         return numeric_match(answer, target, precision=2, question=question)
+    if exact := _MATH_TARGET.fullmatch(target.strip()):  # "90π ≈ 282.7 cm³" states 90π
+        return math_equal(plain_math(answer), exact[1], question)
     named = _ASIDE_IN_TARGET.match(target.strip())  # "Third molar (wisdom tooth)": either name
     if named:
         return any(_mmvu_open(answer, name, question) for name in named.groups())
