@@ -42,6 +42,7 @@ _TIES = {
     "ja": ("引き分け", "引き"),
     "ko": ("무승부", "승부"),
     "ru": ("Ничья", "Ничья 1"),
+    "it": ("Pareggio", "Pareggiato 1"),
 }
 
 
@@ -230,6 +231,12 @@ READ_PER_LANGUAGE = [
     ("zh", "yes_no", "不是，车是蓝色的。", "no"),
     ("zh", "yes_no", "无法确定图中的颜色。", "unclear"),
     ("zh", "ordinal", "第四张图片最有可能是真实照片。", "D"),
+    ("it", "final", "Guardando il grafico, la risposta corretta è: C", "C"),
+    ("it", "verdict", "La risposta 2 è chiaramente migliore.", "2"),
+    ("it", "verdict", "<think>\nLa Risposta 1 dice Navona.\n</think>\n\n\\boxed{Risposta 1}", "1"),
+    ("it", "yes_no", "Sì, la macchina è rossa.", "yes"),
+    ("it", "yes_no", "Non sono sicuro, l'immagine è scura.", "unclear"),
+    ("it", "ordinal", "La terza immagine è la più realistica.", "C"),
 ]
 
 
@@ -351,6 +358,8 @@ _SAME_SIZE = {
            "왼쪽 원이 분명히 더 크게 보입니다."),
     "ru": ("Левый круг больше правого?", "Оба круга одинакового размера.",
            "Левый круг явно больше."),
+    "it": ("Il cerchio di sinistra è più grande di quello di destra?",
+           "I due cerchi sono uguali.", "Il cerchio di sinistra è chiaramente più grande."),
 }  # fmt: skip
 
 

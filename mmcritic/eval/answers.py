@@ -72,12 +72,16 @@ _CONDITION = re.compile(
 )
 ASIDE = re.compile(r"\s*\([^()]*\)")
 # English number words, and other languages' from two up: their "one" is also "a" ("una");
-# Chinese and Japanese numerals, which no space delimits, are read only as counts (`_CJK_COUNT`)
+# Chinese and Japanese numerals, which no space delimits, are read only as counts (`_CJK_COUNT`);
+# a word English spells too ("due") only where it stands alone, as in a verdict box
 NUMBER_WORDS = {word: str(value) for word, value in number_words("en").items()}
+_ENGLISH_HOMOGRAPHS = frozenset(words("english_homographs"))
 _WORD_DIGITS = {
     word: str(value)
     for word, value in number_words().items()
-    if value > 1 and not any("\u3040" <= char <= "\u9fff" for char in word)
+    if value > 1
+    and word not in _ENGLISH_HOMOGRAPHS
+    and not any("\u3040" <= char <= "\u9fff" for char in word)
 } | NUMBER_WORDS
 SPELLED = {digit: name for name, digit in NUMBER_WORDS.items()}
 TENS = tens_words("en")
