@@ -646,6 +646,13 @@ def test_a_value_before_a_turn_stands_when_the_turn_leaves_the_question() -> Non
             ["HARBOR"],
             True,
         ),
+        # a closing passive about the document restates no reading of it
+        (
+            "The letter is dated March 14, 1987. The letter is addressed to Dr. Harold",
+            "What is the date mentioned in the letter?",
+            ["March 14, 1987"],
+            True,
+        ),
     ],
 )
 def test_ocr_containment_reads_what_the_answer_settles_on(

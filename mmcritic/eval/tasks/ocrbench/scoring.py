@@ -26,9 +26,12 @@ from mmcritic.reading.statements import (
 )
 from mmcritic.reading.structure import CANNOT_TELL, HEDGES, reading_of
 
-# a closing sentence that states the reading the question asks for: "The invoice number is X."
+# a closing sentence that states the reading the question asks for: "The invoice number is X.",
+# not a passive that tells more ("The letter is addressed to ...")
 _RESTATED_READING = re.compile(
-    rf"^{pattern('restatings')}\s+((?:[\w-]+\s+){{1,4}}?){pattern('reading_verbs')}\s+\S", re.I
+    rf"^{pattern('restatings')}\s+((?:[\w-]+\s+){{1,4}}?){pattern('reading_verbs')}"
+    r"\s+(?![a-z]+ed\b)\S",
+    re.I,
 )
 # a later sentence that sets a mention aside: "..., not the laptop"
 _NOT, _THE, _DET = pattern("not_words"), pattern("definite_articles"), pattern("noun_openers")
