@@ -141,6 +141,9 @@ def test_the_counted_part_answers_only_when_the_question_asks_for_it() -> None:
     assert answer_span(bars, "How many bars have values smaller than 6?") == "2"
     calories = "There are 110 calories per serving, and 45 of them come from fat."
     assert answer_span(calories, "How many calories are there per serving?") == "110"
+    people = "There are 6 people visible in total, but only 2 are crossing the street."
+    assert answer_span(people, "How many pedestrians are crossing the street?") == "2"
+    assert answer_span(people, "How many people are visible in total?") == "6"
 
 
 def test_a_compound_word_keeps_its_number_word() -> None:

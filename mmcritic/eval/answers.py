@@ -150,7 +150,7 @@ _WHAT_IT_IS = re.compile(rf",\s+(?:{pattern('articles', 'en')}|{pattern('value_r
 # a part of a count: "3 of them"; never starting inside a list ("1,2,3"), read from each number
 _OF_THEM = re.compile(
     rf"(?i)((?<![\w.])(?<!\d,)\d[\d,]*(?=\s+{pattern('part_counts')}\b)"
-    rf"|(?<=, )\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
+    rf"|(?:(?<=, )|(?<=\bonly ))\d[\d,]*(?=\s+{pattern('count_verbs')}\s))"
 )
 # a paragraph or sentence that checks or adds to the answer: "= 85%. For reference, ... = 90%."
 _BEFORE_AFTERTHOUGHT = r"(?:(?<=\S)[ \t]*\n(?:[ \t]*\n)+[ \t]*|(?<=\.)[ \t]+)"
