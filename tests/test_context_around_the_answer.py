@@ -2697,3 +2697,11 @@ def test_saying_there_is_no_figure_is_no_answer_no() -> None:
     )
     assert yes_no(refusal) == "unclear"
     assert yes_no("There is no chart provided, but from what is known, yes, it peaked.") == "yes"
+
+
+def test_a_root_offered_in_brackets_as_the_other_answer_is_a_hedge() -> None:
+    question = "Chord AB has length 8 and its distance from O is 3. What is the radius?"
+    hedged = "The radius is 5 (or √73 ≈ 8.5 if the 8 marks half the chord rather than the whole)."
+    assert not math_equal(hedged, "5", question)
+    assert not math_equal(hedged.replace("√", "\\sqrt{").replace("73", "73}"), "5", question)
+    assert math_equal("The radius is 5 (from the 3-4-5 right triangle).", "5", question)

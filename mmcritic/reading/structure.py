@@ -38,7 +38,8 @@ CONCLUSIONS = pattern("conclusions")
 _UNSPACED = "|".join(w for w in words("conclusions") if re.search(f"[{CJK}]", w)) or "(?!)"
 CONCLUSION = re.compile(rf",?\s+{CONCLUSIONS},?\s+|[，、；]?(?:{_UNSPACED})[，、]?", re.IGNORECASE)
 # two answers rather than one: "5–7 years", "between 5 and 7", "either A or B", "both 3 and 4",
-# "could be a bar or a spit", "65° or 115°" (not "5:2, or 2.5", nor from inside "1,000,000")
+# "could be a bar or a spit", "65° or 115°", "5 (or √73)" (not "5:2, or 2.5", nor from inside
+# "1,000,000")
 _RANGE = re.compile(r"\d\s*[–—]\s*[$€£]?\d")
 _VALUE_PAIR = re.compile(
     rf"\b{pattern('value_pairs')}\s+[$€£]?\d".replace("{value}", r"[$€£]?\d[\d.,]*\s*\S{0,8}"), re.I
@@ -49,7 +50,7 @@ _EITHER_OR = re.compile(
 )
 _VALUE_OR_VALUE = re.compile(
     r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?"
-    rf"(?:\s+|,\s+(?={_OR}\s+{_MAYBE}))\(?{_OR}\s+(?:{_MAYBE}\s+)?-?[$€£]?\d",
+    rf"(?:\s+|,\s+(?={_OR}\s+{_MAYBE}))\(?{_OR}\s+(?:{_MAYBE}\s+)?-?[$€£]?(?:√|\\sqrt\{{?)?\d",
     re.I,
 )
 # two values of one label joined by "or": "July 8 or July 9"
