@@ -186,6 +186,12 @@ def test_a_sum_left_open_is_cut_off_and_picks_no_option() -> None:
             "Which country has the lowest value?",
             "Chile",
         ),
+        ("图中数值最低的国家是希腊。", "Which country has the lowest value?", "Greece"),
+        (
+            "Вторая по величине категория — здравоохранение (Healthcare).",
+            "Which category has the second highest value?",
+            "Healthcare",
+        ),
     ],
 )
 def test_a_text_answer_is_read_without_what_is_told_beside_it(
