@@ -411,6 +411,17 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "$127.50",
         ),
         ("The bar for 2020 reaches 3,390.", "What is the value in the chart?", "3,390"),
+        # in a sentence in another script, its one Latin run, also after a dash
+        (
+            "Автор отчёта — Dr. Alan Rodgman.",
+            "Who is the author of the report?",
+            "Dr. Alan Rodgman",
+        ),
+        (
+            "Отчёт подготовила компания Philip Morris Inc.",
+            "Which company prepared the report?",
+            "Philip Morris Inc.",
+        ),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(

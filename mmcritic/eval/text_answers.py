@@ -121,8 +121,9 @@ _ASKS_WHICH_OR_WHO = re.compile(rf"^\s*(?:{_WHICH}|{_WHO})\b", re.IGNORECASE)
 _ASKS_WHO = re.compile(rf"^\s*(?:{_WHO}|{_WHOM}|{_TO}\s+{_WHOM}|{_NAME})\b", re.I)
 # a title or role after a name: "R. J. Marshall, Vice President of Marketing"
 _TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
-_CJK = re.compile(f"[{CJK}]")
-# a run of Latin words or digits inside a CJK or Hangul sentence, from an opening bracket
+# a script other than Latin: CJK and Hangul, Greek, Cyrillic, Hebrew, Arabic, Indic and Thai
+_OTHER_SCRIPT = re.compile(f"[{CJK}\u0370-\u052f\u0590-\u06ff\u0900-\u0e7f]")
+# a run of Latin words or digits inside a sentence in another script, from an opening bracket
 # ("(336) 741-5000") to a final period that may close an abbreviation ("Philip Morris Inc.")
 _LATIN_RUN = re.compile(r"[A-Za-z0-9$€£(][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
@@ -173,7 +174,8 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
     dashed = _VALUE_AFTER_DASH.fullmatch(lines[0], len(head)) if head else None
     if dashed and not _ASKS_WHICH_OR_WHO.match(question):
         return _trimmed(dashed[1])
-    if head and _is_bare(head) and len(head.split()) <= 5 and not APOLOGY.match(head):
+    named_head = head and not APOLOGY.match(head) and not _OTHER_SCRIPT.search(head)
+    if named_head and _is_bare(head) and len(head.split()) <= 5:
         return _trimmed(head)  # "Linda Reeves — her name appears in the box"
     if 1 < len(lines) <= 3 and all(_is_name_part(line) for line in lines):
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
@@ -236,7 +238,7 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     head, _, tail = sentence.rpartition(": ")
     if head and content_words(tail) & content_words(question) and not _is_bare(tail):
         sentence = tail
-    latin = _LATIN_RUN.findall(sentence) if _CJK.search(sentence) else []
+    latin = _LATIN_RUN.findall(sentence) if _OTHER_SCRIPT.search(sentence) else []
     asked_numbers = set(re.findall(r"\d[\d.,]*", question))  # "1982年的", not "3" in "2013"
     latin = [run for run in latin if run not in asked_numbers]
     named = [run for run in latin if re.search("[A-Za-z]", run)]  # not "约为 11%" beside it
