@@ -411,6 +411,10 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "$127.50",
         ),
         ("The bar for 2020 reaches 3,390.", "What is the value in the chart?", "3,390"),
+        # a place named after a preposition of another language answers where
+        ("La conferenza si terrà a Chicago.", "In which city is the conference held?", "Chicago"),
+        ("Die Konferenz findet in New York statt.", "Where is the conference held?", "New York"),
+        ("La réunion aura lieu à Genève.", "Which city hosts the meeting?", "Genève"),
         # in a sentence in another script, its one Latin run, also after a dash
         (
             "Автор отчёта — Dr. Alan Rodgman.",

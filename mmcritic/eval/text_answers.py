@@ -33,6 +33,7 @@ from mmcritic.reading.statements import (
     STOP_WORDS,
     clauses,
     content_words,
+    in_english,
     initialisms,
     main_clause,
     offers_two_marked,
@@ -96,6 +97,13 @@ _TO, _IN, _NAME = map(pattern, ("person_prepositions", "thing_prepositions", "na
 _ASKS_YEAR = re.compile(rf"\b{pattern('year_questions')}\b", re.IGNORECASE)  # "What year ...?"
 _ASKS_DATE = re.compile(rf"\b{pattern('date_questions')}\b", re.IGNORECASE)  # "When ...?"
 _ASKS_WHERE = re.compile(rf"^\s*{pattern('place_questions')}\b", re.IGNORECASE)
+_ASKS_PLACE = re.compile(
+    rf"^\s*{pattern('place_questions')}\b|\b(?:which|what)\s+{pattern('place_nouns')}\b", re.I
+)
+# a place named after a preposition in another language: "La conferenza si terrà a Chicago."
+_PLACED_NAME = re.compile(
+    rf"\b(?:{pattern('place_prepositions')})\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)"
+)
 _YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # "Is it ...?"
 # the "no" a self-correction opens with, which answers no question that is not a yes/no one
 _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.I)
@@ -244,6 +252,9 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     named = [run for run in latin if re.search("[A-Za-z]", run)]  # not "约为 11%" beside it
     if len(latin) == 1 or (len(named) == 1 and _ASKS_WHICH_OR_WHO.match(question)):
         return _trimmed(named[0] if named else latin[0])  # "报告由 Marketing Research 编写。"
+    placed = None if in_english(sentence) else _PLACED_NAME.search(sentence)
+    if placed and _ASKS_PLACE.search(question):
+        return _trimmed(placed[1])
     # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
     counts = re.search(r"\d", sentence) and not _is_bare(sentence)
     if counts and (counted := stated_count(sentence, question)) is not None:
