@@ -67,7 +67,6 @@ _CONCLUDING_ADVERB = re.compile(rf"\s({COPULAS}),?\s+{pattern('conclusions')},?\
 _PASSIVE = re.compile(rf"^(?:{pattern('passives')})\s+(?=\S)", re.IGNORECASE)
 # a short answer, then a dash and a comment on it: "Linda Reeves — her name appears in ..."
 _DASHED_COMMENT = re.compile(r"^([^—–\n:]{1,60}?)\s+[—–]\s+\S")
-_VALUE_AFTER_DASH = re.compile(r"\s+[—–]\s+([$€£]?\d[\d\s.,]*%?)\.?")
 # a preposition before the value a clause states: "The check ... is for $1,500.00."
 _VALUE_PREPOSITION = re.compile(rf"^{pattern('value_prepositions')}\s+(?=[$€£]?\d)", re.I)
 # a label before a colon, starting with a letter: "Total due:", not "12:30" ("It is at 3:30")
@@ -178,10 +177,6 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         return _trimmed(lines[1])  # a heading and its value, not a heading over label lines
     commented = _DASHED_COMMENT.match(lines[0])
     head = commented.group(1) if commented else ""  # not "I apologize — the text is faint"
-    # for what is not a "which/who" question, a dash can state the value: "Общее ... — 1 024."
-    dashed = _VALUE_AFTER_DASH.fullmatch(lines[0], len(head)) if head else None
-    if dashed and not _ASKS_WHICH_OR_WHO.match(question):
-        return _trimmed(dashed[1])
     named_head = head and not APOLOGY.match(head) and not _OTHER_SCRIPT.search(head)
     if named_head and _is_bare(head) and len(head.split()) <= 5:
         return _trimmed(head)  # "Linda Reeves — her name appears in the box"

@@ -429,9 +429,6 @@ _GLOSSES = {_unaccented(word): english for word, english in glosses().items()}
 _UNSPACED = {word: english for word, english in _GLOSSES.items() if re.search(f"[{CJK}]", word)}
 _LONGEST = max((len(word.split()) for word in _GLOSSES), default=1)
 _GLOSS_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-# a word's own English in brackets after it, in a script other than Latin: "здравоохранение
-# (Healthcare)", "希腊（Greece）"
-_GLOSSED = re.compile(r"[^\W\d_a-zA-Z\u00c0-\u024f]\s*[(（]([A-Za-z][A-Za-z .&'-]{1,40})[)）]")
 _ENGLISH = re.compile(rf"\b{pattern('function_words', 'en')}\b", re.IGNORECASE)
 
 
@@ -454,13 +451,10 @@ def name_first(text: str, question: str) -> str | None:
 
 def english_gloss(text: str) -> str | None:
     """The English of the one answer word an answer in another language names ("El camión es
-    verde." -> "green", "インドが最も高い値を示しています。" -> "India"), or gives in brackets
-    after it; None for an English answer, one naming two such words, or one that negates ("No
-    es rojo")."""
+    verde." -> "green", "インドが最も高い値を示しています。" -> "India"); None for an English
+    answer, one naming two such words, or one that negates ("No es rojo")."""
     if in_english(text) or reading_of(text).has("negation"):
         return None
-    if len(glossed := _GLOSSED.findall(text)) == 1:
-        return glossed[0]  # "... — здравоохранение (Healthcare)."
     plain = _unaccented(text)
     said = _GLOSS_WORD.findall(plain)
     runs = {" ".join(said[at : at + n]) for n in range(1, _LONGEST + 1) for at in range(len(said))}
