@@ -436,8 +436,9 @@ def _without_option_echo(core: str, letters: Sequence[str], options: Sequence[st
 def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
     """The option an answer names by its text: the whole text, after an article or not ("The
     troposphere", not "A. ..."); else, in an answer that opens with no letter, of five words or
-    fewer the one option whose whole text it holds ("third quarter moon"), of three or fewer the
-    one whose text holds them in a row ("Center pivot" for "Center-pivot irrigation")."""
+    fewer the one option whose whole text it holds ("third quarter moon"), of three or fewer words
+    the one whose text holds them in a row, not after a value, ("Center pivot" for "Center-pivot
+    irrigation")."""
     said = option_words(core)
     bare = option_words(LEADING_ARTICLE.sub("", core.strip()))
     for letter, option in zip(letters, options, strict=False):
@@ -470,6 +471,8 @@ def _option_by_text(core: str, letters: Sequence[str], options: Sequence[str]) -
         letter
         for letter, option in zip(letters, options, strict=False)
         if f" {part} " in f" {option_words(option)} "
+        # a value is no part of a sum: "2π" names no "16-2π"
+        and not re.search(rf"[\dπ√] {re.escape(part)} ", f" {option_words(option)} ")
     ]
     return holding[0] if len(holding) == 1 else None
 
