@@ -839,7 +839,7 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             "D",
         ),
         # a value is no part of an option's sum, but a fraction written two ways is the same
-        ("**Answer: 2π**", ["16-2π", "16-4π", "8π", "16-π", "4π"], None),
+        ("2π", ["16-2π", "16-4π", "8π", "16-π", "4π"], None),
         ("3/5", ["\\frac{3}{5}", "\\frac{4}{5}", "\\frac{3}{4}"], "A"),
         # a pick stated before its reasons stands when the reasons are cut off
         (
