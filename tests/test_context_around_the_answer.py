@@ -838,6 +838,10 @@ def test_ocr_containment_reads_what_the_answer_settles_on(
             ["Sunny", "Overcast", "Snowing", "Foggy"],
             "D",
         ),
+        # a lean that leaves another option open commits to neither
+        ("Probably A, but it could be B.", ["recall", "push mid", "farm", "defend"], None),
+        ("I'd lean toward C, but E is also possible.", list("vwxyz"), None),
+        ("Probably A, but it could be a problem later.", ["recall", "push", "farm", "wait"], "A"),
         # a value is no part of an option's sum, but a fraction written two ways is the same
         ("2π", ["16-2π", "16-4π", "8π", "16-π", "4π"], None),
         ("3/5", ["\\frac{3}{5}", "\\frac{4}{5}", "\\frac{3}{4}"], "A"),
