@@ -920,7 +920,9 @@ def test_a_box_cut_off_and_a_value_set_aside_are_read_as_such():
      ("\\boxed{50\\,^\\circ\\mathrm{C}}", "50°C", 1.0), ("\\boxed{60^\\circ C}", "50°C", 0.0),
      # an exact value and its rounding state the exact one
      ("V = \\pi r^2 h = 90\\pi \\approx 282.7\\ cm^3", "90π cm³", 1.0),
-     ("V = \\pi r^2 h = 30\\pi \\approx 94.2\\ cm^3", "90π cm³", 0.0)],
+     ("V = \\pi r^2 h = 30\\pi \\approx 94.2\\ cm^3", "90π cm³", 0.0),
+     # a share as its fraction
+     ("η = 1 − 300 K / 600 K = 0.5", "50%", 1.0), ("η = 1 − 300 K / 500 K = 0.4", "50%", 0.0)],
 )  # fmt: skip
 def test_mmvu_reads_quantities_with_a_currency_degrees_or_pi(answer, target, expected):
     row = {"question": "What is it?", "answer": target, "choices": {},

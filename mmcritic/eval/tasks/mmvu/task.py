@@ -6,7 +6,7 @@ import json
 import re
 
 from mmcritic.eval import metrics
-from mmcritic.eval.answers import other_number, plain_words
+from mmcritic.eval.answers import number_value, other_number, plain_words
 from mmcritic.eval.scorers import letter_score, math_equal, numeric_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import MC_INSTRUCTION, SHORT_INSTRUCTION
@@ -67,7 +67,12 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
     gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
     chloroplast or a mitochondrion") commits to none."""
     if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
-        return numeric_match(answer, target, precision=2, question=question)
+        # "50%" is also the fraction 0.5
+        share = number_value(target.strip()[:-1]) if target.strip().endswith("%") else None
+        fraction = "" if share is None else f"{share / 100:g}"
+        return numeric_match(answer, target, precision=2, question=question) or bool(
+            fraction and numeric_match(answer, fraction, precision=2, question=question)
+        )
     if exact := _MATH_TARGET.fullmatch(target.strip()):  # "90π ≈ 282.7 cm³" states 90π
         return math_equal(plain_math(answer), exact[1], question)
     named = _ASIDE_IN_TARGET.match(target.strip())  # "Third molar (wisdom tooth)": either name
