@@ -921,6 +921,9 @@ def test_a_box_cut_off_and_a_value_set_aside_are_read_as_such():
      # an exact value and its rounding state the exact one
      ("V = \\pi r^2 h = 90\\pi \\approx 282.7\\ cm^3", "90π cm³", 1.0),
      ("V = \\pi r^2 h = 30\\pi \\approx 94.2\\ cm^3", "90π cm³", 0.0),
+     # a number's base as a subscript after it, dropped
+     ("Reading the remainders from bottom to top gives **101101₂**.", "101101", 1.0),
+     ("Reading the remainders from bottom to top gives **101001₂**.", "101101", 0.0),
      # a share as its fraction
      ("η = 1 − 300 K / 600 K = 0.5", "50%", 1.0), ("η = 1 − 300 K / 500 K = 0.4", "50%", 0.0)],
 )  # fmt: skip

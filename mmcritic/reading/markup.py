@@ -110,6 +110,8 @@ MAX_LATEX_DEPTH = 16
 _SPACE_RUN = re.compile(rf"\s{{{MAX_SPACE_RUN + 1},}}")
 _FIRST_SPACE = re.compile(r"\s")
 _SUPERSCRIPT = re.compile(r"(?<=[\w)\]}])[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+# a number's base written as a subscript after its digits: "101101₂" (not "C₆H₁₂O₆")
+_BASE = re.compile(r"(?<=\d)[₀-₉]+(?![\w₀-₉])")
 
 _MINUS_SIGNS = str.maketrans({"\u2212": "-", "\u2012": "-", "\ufe63": "-"})
 # emphasis, code and math marks, which no answer is written in: "**$2$**" states 2
@@ -240,6 +242,7 @@ def _bare(inner: str) -> str:
 
 def fold(text: str) -> str:
     """Unicode compatibility folding (fullwidth `Ｂ` as `B`, `−` as `-`), with a superscript
-    read as the power it is (`10³` is `10^3`, not `103`)."""
-    text = _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text)
+    read as the power it is (`10³` is `10^3`, not `103`) and a subscript after a number as its
+    base, which is dropped (`101101₂` is `101101`, not `1011012`)."""
+    text = _BASE.sub("", _SUPERSCRIPT.sub(lambda match: "^" + match.group(), text))
     return unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
