@@ -2733,3 +2733,14 @@ def test_a_root_offered_in_brackets_as_the_other_answer_is_a_hedge() -> None:
     assert not math_equal(hedged, "5", question)
     assert not math_equal(hedged.replace("√", "\\sqrt{").replace("73", "73}"), "5", question)
     assert math_equal("The radius is 5 (from the 3-4-5 right triangle).", "5", question)
+
+
+def test_a_closing_range_offering_the_value_is_a_hedge_but_a_range_beside_it_is_not() -> None:
+    question = "What is the Carnot engine's maximum efficiency?"
+    hedged = (
+        "The ideal efficiency would be 50%, but real engines only reach around 30%, so I'd put "
+        "the efficiency somewhere between 30% and 50%."
+    )
+    assert not numeric_match(hedged, "50%", question=question)
+    beside = "The heart rate is 72 bpm, within the normal 60–100 range."
+    assert numeric_match(beside, "72", question="What is the heart rate in beats per minute?")

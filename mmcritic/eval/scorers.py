@@ -41,6 +41,7 @@ from mmcritic.reading.statements import (
     english_gloss,
     hedges_after,
     name_first,
+    sentences,
     subject_answer,
     subject_core,
 )
@@ -167,9 +168,19 @@ def _offers_another(prediction: str, span: str) -> bool:
     """Whether an answer offers two values: in its span ("around 2019–2020", "between 30 and
     35") or, where it marks no answer, after it ("6 years. However, ... it might be 10",
     "Probably 45, but possibly 54")."""
-    if reading_of(span).has("alternatives"):
+    if reading_of(span).has("alternatives") or _offered_in_closing(prediction, span):
         return True
     return stated_answer(prediction) is None and hedges_after(prediction, span)
+
+
+def _offered_in_closing(prediction: str, span: str) -> bool:
+    """Whether the closing conclusion offers the span's value as one of two ("..., so I'd put
+    it somewhere between 30% and 50%"), not beside a range it only mentions ("72 bpm, within
+    the normal 60–100 range")."""
+    closing = reading_of((sentences(prediction) or [""])[-1]).parts("conclusion")[-1]
+    at = closing.rfind(span)
+    offers = reading_of(closing).marks("alternatives")
+    return at >= 0 and any(mark.start <= at <= mark.end for mark in offers)
 
 
 def _ratio(span: str) -> Number | None:

@@ -49,7 +49,7 @@ _EITHER_OR = re.compile(
     re.IGNORECASE,
 )
 _VALUE_OR_VALUE = re.compile(
-    r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|[a-z]{1,12}\b)?"
+    r"(?<![\w.])(?<!\d,)-?[$€£]?\d+(?:[.,]\d+)*\s*(?:°|%|Ω|[a-z]{1,12}\b)?"
     rf"(?:\s+|,\s+(?={_OR}\s+{_MAYBE}))\(?{_OR}\s+(?:{_MAYBE}\s+)?-?[$€£]?(?:√|\\sqrt\{{?)?\d",
     re.I,
 )
