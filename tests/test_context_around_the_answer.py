@@ -2744,3 +2744,9 @@ def test_a_closing_range_offering_the_value_is_a_hedge_but_a_range_beside_it_is_
     assert not numeric_match(hedged, "50%", question=question)
     beside = "The heart rate is 72 bpm, within the normal 60–100 range."
     assert numeric_match(beside, "72", question="What is the heart rate in beats per minute?")
+
+
+def test_two_resistances_offered_are_a_hedge() -> None:
+    offered = "So the equivalent resistance is 6 Ω or 13 Ω, depending on how they are connected."
+    assert not open_match(offered, "6", "Find the equivalent resistance R_ab in ohms.")
+    assert open_match("So the equivalent resistance is 6 Ω.", "6", "Find R_ab in ohms.")
