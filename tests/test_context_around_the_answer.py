@@ -2750,3 +2750,13 @@ def test_two_resistances_offered_are_a_hedge() -> None:
     offered = "So the equivalent resistance is 6 Ω or 13 Ω, depending on how they are connected."
     assert not open_match(offered, "6", "Find the equivalent resistance R_ab in ohms.")
     assert open_match("So the equivalent resistance is 6 Ω.", "6", "Find R_ab in ohms.")
+
+
+def test_an_equation_on_a_given_number_is_not_the_asked_one() -> None:
+    question = (
+        "A 2 kg block is lifted through 5 m. Taking g = 9.8 m/s², how much potential energy "
+        "does it gain?"
+    )
+    corrected = "ΔPE = 2 × 9.8 × 5 = 49 J. Wait, no: 2 × 9.8 = 19.6, and 19.6 × 5 = 98. So 98 J."
+    assert numeric_match(corrected, "98", question=question)
+    assert not numeric_match(corrected, "19.6", question=question)

@@ -352,8 +352,10 @@ def _written(equation: str) -> str:
 
 
 def _names_side(equation: str, asking: str) -> bool:
+    """Whether an equation's left side ends on a name the asking sentence holds ("AB = 10" for
+    "Find AB"), not on a number it gives ("2 × 9.8 = 19.6" for "Taking g = 9.8")."""
     left = equation.split("=", 1)[0].split()
-    return bool(left) and left[-1] in asking
+    return bool(left) and left[-1] in asking and not re.fullmatch(r"[\d.,]+", left[-1])
 
 
 def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str, bool]]:
