@@ -415,7 +415,8 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
         ("La conferenza si terrà a Chicago.", "In which city is the conference held?", "Chicago"),
         ("Die Konferenz findet in New York statt.", "Where is the conference held?", "New York"),
         ("La réunion aura lieu à Genève.", "Which city hosts the meeting?", "Genève"),
-        # in a sentence in another script, its one Latin run, also after a dash
+        # in a sentence in another script, its one Latin run, also after a dash or holding a time
+        ("昼食会は12:30 p.m.に始まります。", "At what time does the luncheon begin?", "12:30 p.m."),
         (
             "Автор отчёта — Dr. Alan Rodgman.",
             "Who is the author of the report?",

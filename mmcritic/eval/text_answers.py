@@ -131,8 +131,11 @@ _TITLE_AFTER_NAME = re.compile(rf",\s+(?=[A-Z]|{pattern('articles', 'en')}\b)")
 # a script other than Latin: CJK and Hangul, Greek, Cyrillic, Hebrew, Arabic, Indic and Thai
 _OTHER_SCRIPT = re.compile(f"[{CJK}\u0370-\u052f\u0590-\u06ff\u0900-\u0e7f]")
 # a run of Latin words or digits inside a sentence in another script, from an opening bracket
-# ("(336) 741-5000") to a final period that may close an abbreviation ("Philip Morris Inc.")
-_LATIN_RUN = re.compile(r"[A-Za-z0-9$€£(][A-Za-z0-9$€£%&'.,/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]")
+# ("(336) 741-5000") to a final period that may close an abbreviation ("Philip Morris Inc."),
+# with a time's colon inside it ("12:30 p.m.")
+_LATIN_RUN = re.compile(
+    r"[A-Za-z0-9$€£(][A-Za-z0-9$€£%&'.,:/() -]*(?:\.|[A-Za-z0-9%)])|[A-Za-z0-9]"
+)
 _PHONE = re.compile(r"(?<![\d-])(?:\(\d{3}\)\s?|\d{3}[-.\s])\d{3}[-.\s]\d{1,4}(?![\d-])")
 # a place after the answer: "Dr. Helen Whittaker at the Lorillard Research Center"
 _TRAILING_PLACE = re.compile(rf"\s+{pattern('place_openers')}\s+", re.IGNORECASE)
