@@ -2761,3 +2761,12 @@ def test_an_equation_on_a_given_number_is_not_the_asked_one() -> None:
     corrected = "ΔPE = 2 × 9.8 × 5 = 49 J. Wait, no: 2 × 9.8 = 19.6, and 19.6 × 5 = 98. So 98 J."
     assert numeric_match(corrected, "98", question=question)
     assert not numeric_match(corrected, "19.6", question=question)
+
+
+def test_a_conclusion_in_another_language_holds_the_key_part() -> None:
+    chinese = (
+        "3 Ω 与 6 Ω 并联，等效电阻为 3×6/(3+6) = 2 Ω；"
+        "再与 4 Ω 串联，所以 a、b 之间的等效电阻为 6 Ω。"
+    )
+    assert open_match(chinese, "6", "Find the equivalent resistance R_ab in ohms.")
+    assert not open_match(chinese, "2", "Find the equivalent resistance R_ab in ohms.")

@@ -101,6 +101,8 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
         indicators = (*KEY_INDICATORS, "=", "≈")
         for sentence in reversed(sentences(response.lower())):
             tails = [sentence.split(word)[-1].strip() for word in indicators if word in sentence]
+            concluded = reading_of(sentence).parts("conclusion")  # "所以 ... 为 6 Ω" too
+            tails += concluded[-1:] if len(concluded) > 1 else []
             if tails := [tail for tail in tails if re.search(r"\d", tail)]:
                 return min(tails, key=len).strip(".")
     *earlier, last = response.strip().strip(".").lower().split("\n")
