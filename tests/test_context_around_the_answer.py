@@ -118,6 +118,13 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "The two angles shown, (3x + 15)° and (2x + 15)°, form a linear pair. Find x.",
             "30",
         ),
+        # a quick check after the value, cut off in a note after it
+        (
+            "AB is the hypotenuse, so AB = 5√2 (≈ 7.07). As a quick check, 5² + 5² = 50 and "
+            "(5√2)² = 50, which matches. Note that in any 45-45-90 triangle the hypotenuse is",
+            "Triangle ABC is an isosceles right triangle with legs 5. Find AB.",
+            "5\\sqrt{2}",
+        ),
         # a remark on the value after it
         (
             "The heart rate is 72 bpm, within the normal 60–100 range.",
