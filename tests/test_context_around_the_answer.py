@@ -418,6 +418,13 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "$127.50",
         ),
         ("The bar for 2020 reaches 3,390.", "What is the value in the chart?", "3,390"),
+        # the sentence restating what is asked, in the words a restatement adds ("missing")
+        (
+            "H plus 3 is K, and K plus 3 gives N, which matches the last letter shown. The missing "
+            "letter is K.",
+            "What letter replaces the question mark in the sequence?",
+            "K",
+        ),
         # a place named after a preposition of another language answers where
         ("La conferenza si terrà a Chicago.", "In which city is the conference held?", "Chicago"),
         ("Die Konferenz findet in New York statt.", "Where is the conference held?", "New York"),

@@ -465,7 +465,8 @@ def _answering_sentence(lines: list[str], question: str) -> str:
         valued = value_strength(sentence) if numeric else 0
         # a count the question does not ask for: "There are 3 sponsors listed; the main one is"
         unasked = only_counts(sentence) and stated_count(sentence, question) is None
-        return 2 * (dated - unasked) + valued + int(subject_restates(sentence, question))
+        restates = subject_restates(sentence, f"{question} {' '.join(_RESTATING_WORDS)}")
+        return 2 * (dated - unasked) + valued + int(restates)  # "The missing letter is K."
 
     chosen = stating_clause(
         "\n".join(kept), question, lambda _: True, strength, whole_sentences=True
