@@ -422,7 +422,7 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
         (
             "H plus 3 is K, and K plus 3 gives N, which matches the last letter shown. The missing "
             "letter is K.",
-            "What letter replaces the question mark in the sequence?",
+            "What letter replaces the question mark in the sequence shown?",
             "K",
         ),
         # a place named after a preposition of another language answers where
