@@ -195,6 +195,11 @@ def test_a_sum_left_open_is_cut_off_and_picks_no_option() -> None:
         ),
         ("图中数值最低的国家是希腊。", "Which country has the lowest value?", "Greece"),
         (
+            "Brazil is the 3rd bar from the top, with a value of 213.",
+            "What is Brazil's value?",
+            "213",
+        ),
+        (
             "Вторая по величине категория — здравоохранение (Healthcare).",
             "Which category has the second highest value?",
             "Healthcare",

@@ -384,8 +384,9 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
 
 
 def holds_digit(text: str) -> bool:
-    """Whether the text states a number, in digits or in words ("ten units")."""
-    return re.search(r"\d", number_word(text)) is not None
+    """Whether the text states a number, in digits or in words ("ten units"); a place ("the 3rd
+    bar") states none."""
+    return re.search(r"\d(?!\d*(?:st|nd|rd|th)\b)", number_word(text)) is not None
 
 
 def _verb_then_value(sentence: str) -> bool:
