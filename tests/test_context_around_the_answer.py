@@ -131,6 +131,12 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "A nurse counts 18 beats in 15 seconds. What is the heart rate in beats per minute?",
             "72",
         ),
+        # a bare value said first, then when it was reached
+        (
+            "7.8, reached in 2014, as labelled at the peak of the green line.",
+            "What is the highest value of the line for Brazil?",
+            "7.8",
+        ),
         # what the value was read from, after it
         (
             "12.4, based on the 2019 and 2015 dark blue bars in the chart.",
