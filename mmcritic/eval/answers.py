@@ -60,7 +60,6 @@ _SCALE = re.compile(rf"({'|'.join(SCALES) or '(?!)'})\b", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[^\w\s]")
 _DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.){2,}")
 _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
-_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # "$1,210" is one number, not 1 and 210
 EDGE_PUNCTUATION = ",.!?;:'\" "
 # inline math holding no other opener: one never closed is not read to the end from each opener
 LATEX_INLINE = re.compile(r"\\[(\[]\s*((?:(?!\\[(\[]).)*?)\s*\\[)\]]", re.DOTALL)
@@ -389,8 +388,7 @@ def _beside_the_equation(sentence: str, question: str | None) -> list[tuple[str,
 
 
 def holds_digit(text: str) -> bool:
-    """Whether the text states a number, in digits or in words ("ten units"); a place ("the 3rd
-    bar") states none."""
+    """Whether the text states a number, in digits or words ("ten units"), not a place ("3rd")."""
     return re.search(r"\d(?!\d*(?:st|nd|rd|th)\b)", number_word(text)) is not None
 
 
@@ -567,12 +565,11 @@ def other_number(word: str) -> set[str]:
 
 def plain_words(text: str) -> str:
     """Lower-cased words without punctuation, the form answer and option texts compare in: a
-    minus before a number stays a word ("-2" is not "2"), a number keeps its thousands
-    ("1,210" is not "1 210"), a dotted abbreviation is one word,
+    minus before a number stays a word ("-2" is not "2"), a dotted abbreviation is one word,
     accents are dropped ("Dalí" is "dali") and British spelling reads as American."""
     text = _DOTTED.sub(lambda match: match.group().replace(".", ""), fold(text))
     bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    signed = _NEGATIVE.sub(" minus ", _THOUSANDS_COMMA.sub("", bare.lower()))
+    signed = _NEGATIVE.sub(" minus ", bare.lower())
     return " ".join(american_spelling(word) for word in _PUNCTUATION.sub(" ", signed).split())
 
 
