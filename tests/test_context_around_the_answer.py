@@ -131,7 +131,8 @@ OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
             "A nurse counts 18 beats in 15 seconds. What is the heart rate in beats per minute?",
             "72",
         ),
-        # a bare value said first, then when it was reached
+        # a bare value said first, then what it is about
+        ("2020, when the rate peaked at 8.1%.", "In which year did the rate peak?", "2020"),
         (
             "7.8, reached in 2014, as labelled at the peak of the green line.",
             "What is the highest value of the line for Brazil?",

@@ -181,8 +181,8 @@ _COUNTS_THINGS = re.compile(
     rf"(?:[a-z]+s|{pattern('irregular_plurals')})\b"
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
-# a value alone, as an answer opens with it: "7.8", "$1,200", "-3.5%"
-_BARE_VALUE = re.compile(r"[$€£]?[-−]?\d[\d,]*(?:\.\d+)?%?")
+# a value alone opening an answer, then a comma and words about it: "7.8, reached in 2014"
+_OPENING_VALUE = re.compile(r"\s*([$€£]?[-−]?\d[\d,]*(?:\.\d+)?%?),\s+(?=[a-z])")
 # a conclusion opening an equation's left side: "So x = 30"
 _CONCLUDED = re.compile(rf"^{pattern('conclusions')}\W*", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
@@ -243,9 +243,8 @@ def answer_span(response: str, question: str | None = None) -> str:
         text = corrected
     if (counted := stated_count(text, question)) is not None:
         return counted
-    opening = main_clause(text).strip()  # "7.8, reached in 2014": a bare value said first
-    if opening != text.strip() and _BARE_VALUE.fullmatch(opening):
-        return opening
+    if opening := _OPENING_VALUE.match(text):  # "7.8, reached in 2014": a bare value said first
+        return opening[1]
     clause = stating_clause(text, question, partial(_states_a_value, question), value_strength)
     return text.strip() if clause is None else _clause_value(number_word(clause), question)
 
