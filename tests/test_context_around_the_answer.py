@@ -1274,6 +1274,14 @@ def test_a_fraction_option_is_not_named_by_a_product_of_its_digits() -> None:
     assert letter_score("a = xy = 2 × 3 = 6", "B", option_letters(5), options) == ("B", 1.0)
 
 
+def test_looking_closely_after_an_answer_explains_it_and_looking_again_revises_it() -> None:
+    question = "Does the logo in the image read 'Starbucks Coffee'?"
+    explained = "No. Looking closely, the text reads \"STARBOCKS COFFEE\": the 'U' is an 'O'."
+    assert yes_no(explained, question) == "no"
+    revised = "No. Looking again, the text reads \"STARBUCKS COFFEE\", so yes."
+    assert yes_no(revised, question) == "yes"
+
+
 def test_a_yes_stated_once_after_negated_reasoning_is_yes() -> None:
     answer = (
         "2013 is 40, not the tallest. 2014 is 55. 2015 reaches 62, so yes, 2015 is the tallest."
@@ -2115,6 +2123,9 @@ def test_a_number_as_the_question_names_it_states_no_value(response, question, v
         "Désolé, je ne peux pas voir l'image.",
         "Ich kann den Inhalt des Glases nicht erkennen.",
         "Desculpe, não consigo ver a imagem.",
+        "Lo siento, no puedo responder sin ver el gráfico al que te refieres.",
+        "Je ne peux pas répondre sans voir le graphique.",
+        "Ich kann die Frage ohne das Diagramm nicht beantworten.",
     ],
 )
 def test_a_refusal_in_another_language_answers_neither_yes_nor_no(response) -> None:
