@@ -1297,6 +1297,19 @@ def test_two_coded_readings_commit_to_neither_and_a_final_reading_settles() -> N
     assert substring_match(answer, ["Bloom"], question=question)
 
 
+@pytest.mark.parametrize(
+    ("critique", "verdict"),
+    [
+        ("Both are good. I would choose Response 1 or Response 2.", None),
+        ("I choose Response 1 or 2.", None),
+        ("I would go with the first response or the second.", None),
+        ("I would choose Response 2.", "2"),
+    ],
+)
+def test_choosing_one_response_or_the_other_chooses_neither(critique, verdict) -> None:
+    assert parse_judgement(critique).choice == verdict
+
+
 def test_a_critic_finding_one_response_more_convincing_prefers_it() -> None:
     answer = (
         "I find Response 1 more convincing: it reads the axis in millions, Response 2 does not."
