@@ -453,6 +453,17 @@ def test_a_text_answer_is_read_without_what_is_told_beside_it(
             "Which company prepared the report?",
             "Philip Morris Inc.",
         ),
+        # a verb before a colon says what follows it; words before a name describe it
+        (
+            "The subject line reads: Budget Revision for FY 1990.",
+            "What is the subject of the memo?",
+            "Budget Revision for FY 1990",
+        ),
+        (
+            "The 'Approved by' field contains the handwritten name J. M. Kassler.",
+            "What is written in the 'Approved by' field?",
+            "J. M. Kassler",
+        ),
     ],
 )
 def test_a_document_answer_is_read_in_its_own_words(

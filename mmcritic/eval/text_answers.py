@@ -151,6 +151,8 @@ _COUNT_BESIDE = re.compile(r"\s*(?:for\s+|\()\d[\d,]*\s+(?:[a-z]+\s+)?[a-z]+s\b\
 # a markdown heading of a few words, which labels the lines under it: "### Title"
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
 _HEADING = re.compile(r"^#{1,6}\s+([^\W\d_][\w ]{0,30}?)\s*:?$")
+# lower-case words that describe the name after them: "handwritten name J. M. Kessler"
+_NOUN_BEFORE_NAME = re.compile(r"^(?:[a-z]+\s+){1,2}(?=(?:[A-Z][\w.&'-]*\s*)+\.?$)")
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
 # a quoted span: in double quotes, or in single quotes ending the sentence ("signed 'Rob'.")
 _QUOTED = re.compile(
@@ -344,6 +346,7 @@ def _clause_tail(clause: str, question: str, keep_asked_words: bool) -> str:
         )
         if named and last in content_words(question):
             tail = " ".join(name)
+        tail = _NOUN_BEFORE_NAME.sub("", tail)  # "the handwritten name J. M. Kessler"
     return _trimmed(tail)
 
 

@@ -39,6 +39,8 @@ _LEADING_CONTEXT = re.compile(
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
+# a verb that says what follows its colon: "The subject line reads: Budget Revision"
+_SAYS_WHAT_FOLLOWS = re.compile(rf"\s(?:{COPULAS}|{'|'.join(words('answer_leads'))})$", re.I)
 _SHORT_FORMS = short_forms()
 _SHORT_FORM = re.compile(rf"\b({'|'.join(map(re.escape, _SHORT_FORMS))})\b\.?", re.IGNORECASE)
 _SENTENCE_END = re.compile(
@@ -194,7 +196,8 @@ def clauses(sentence: str) -> list[str]:
     ratio = re.search(r"\d\s$", label) and rest[:1].isdigit()
     if colon and len(label.split()) > 3 and not ratio:
         # a phrase of context leads in to what follows: "Using the rule of 70: 70 / 35 ≈ 2%"
-        parts[0:1] = [rest, label] if _LEADS_IN.match(label) else [label, rest]
+        leads_in = _LEADS_IN.match(label) or _SAYS_WHAT_FOLLOWS.search(label)
+        parts[0:1] = [rest, label] if leads_in else [label, rest]
     return [*([part for part in parts if part] or [sentence.strip()]), *reversed(openers)]
 
 
