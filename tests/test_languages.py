@@ -580,3 +580,22 @@ def test_a_name_an_answer_in_another_language_opens_with_is_its_subject(
 
     gold = "SPD" if "Sitze" in answer else "Samsung"
     assert relaxed_match(answer, gold, question="Which one has the largest share?") is named
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        ("Le groupe d'âge des 18-29 ans a la part la plus élevée (96 %).", True),
+        ("Die Altersgruppe 18-29 hat den höchsten Anteil (96 %).", True),
+        ("Los de 18-29 años tienen la mayor proporción.", True),
+        ("Die Altersgruppe 30-49 hat den höchsten Anteil (88 %).", False),  # another label
+        ("Die Gruppen 18-29 und 30-49 haben den höchsten Anteil.", False),  # two labels
+    ],
+)
+def test_a_category_label_with_digits_in_another_language_names_the_category(
+    answer: str, named: bool
+) -> None:
+    from mmcritic.eval.scorers import relaxed_match
+
+    question = "Which age group has the highest share?"
+    assert relaxed_match(answer, "18-29", question=question) is named

@@ -39,6 +39,8 @@ _LEADING_CONTEXT = re.compile(
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
 _LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
+# a category's label holding digits: "18-29", "65+", "Q3", not a plain number or "2019"
+_DIGIT_LABEL = re.compile(r"(?<![\w.,])(?:\d+(?:[-–/]\d+|\+)|[A-Z]+\d+)(?![\w.,%]|[-–/]\d)")
 # a verb that says what follows its colon: "The subject line reads: Budget Revision"
 _SAYS_WHAT_FOLLOWS = re.compile(rf"\s(?:{COPULAS}|{'|'.join(words('answer_leads'))})$", re.I)
 _SHORT_FORMS = short_forms()
@@ -441,11 +443,14 @@ def in_english(text: str) -> bool:
 
 
 def name_first(text: str, question: str) -> str | None:
-    """For a "which/who/what" question, the name an answer in another language opens with, where
-    an article of that language follows ("Die SPD hatte die meisten Sitze." names SPD), as an
-    English answer names its subject (`subject_answer`); None for one that negates."""
+    """For a "which/who/what" question, the one category label with digits an answer in another
+    language holds ("18-29", "Q3"), else the name it opens with, where an article of that
+    language follows ("Die SPD hatte die meisten Sitze." names SPD), as an English answer names
+    its subject (`subject_answer`); None for one that negates."""
     if not _ASKS_WHICH.match(question) or in_english(text) or reading_of(text).has("negation"):
         return None
+    if len(labels := set(_DIGIT_LABEL.findall(text))) == 1:
+        return labels.pop()  # "Le groupe d'âge des 18-29 ans a la part la plus élevée."
     said = _ANY_ARTICLE.sub("", text.strip()).split()
     named = list(itertools.takewhile(lambda word: word[:1].isupper(), said))
     rest = " ".join(said[len(named) :])
