@@ -1289,7 +1289,7 @@ def test_looking_closely_after_an_answer_explains_it_and_looking_again_revises_i
     question = "Does the logo in the image read 'Starbucks Coffee'?"
     explained = "No. Looking closely, the text reads \"STARBOCKS COFFEE\": the 'U' is an 'O'."
     assert yes_no(explained, question) == "no"
-    revised = "No. Looking again, the text reads \"STARBUCKS COFFEE\", so yes."
+    revised = 'No. Looking again, the text reads "STARBUCKS COFFEE", so yes.'
     assert yes_no(revised, question) == "yes"
 
 
