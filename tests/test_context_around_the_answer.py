@@ -527,6 +527,13 @@ def test_a_count_beside_the_asked_value_is_not_the_answer() -> None:
         ),
         ("Possibly yes, but it may also pass just outside the city boundary.", "unclear"),
         ("Yes, it does; it may also stop at Reading.", "yes"),
+        # a closing lean offered only as possible commits to neither
+        (
+            "It is right around 9%, so it could be just above or just below. Possibly yes.",
+            "unclear",
+        ),
+        ("Vielleicht ja.", "unclear"),
+        ("Possibly yes, the peak is at 9.5%.", "yes"),
     ],
 )
 def test_a_yes_no_answer_that_offers_both_settles_on_neither(answer: str, read: str) -> None:

@@ -36,6 +36,7 @@ _OR_MAYBE = rf"\W+(?:(?:{_OR}|{pattern('maybe_words')})\s+)+"
 _YES_OR_NO = re.compile(
     rf"\b{_YES}{_OR_MAYBE}{_NO}\b|\b{_NO}{_OR_MAYBE}{_YES}\b"
     rf"|\b(?P<modal>{pattern('modals')})\s+{_OR}\s+(?P=modal)\s*{pattern('not_words')}\b"
+    rf"|^(?:{pattern('maybe_words')})\W+(?:{_YES}|{_NO})\W*$"  # a closing "Possibly yes."
 )
 # yes or no opening an answer, in any language read here: "Nein.", "That's correct." (a bare
 # Spanish "si" only before punctuation: it is also "if")
