@@ -925,7 +925,12 @@ def test_a_box_cut_off_and_a_value_set_aside_are_read_as_such():
      ("Reading the remainders from bottom to top gives **101101₂**.", "101101", 1.0),
      ("Reading the remainders from bottom to top gives **101001₂**.", "101101", 0.0),
      # a share as its fraction
-     ("η = 1 − 300 K / 600 K = 0.5", "50%", 1.0), ("η = 1 − 300 K / 500 K = 0.4", "50%", 0.0)],
+     ("η = 1 − 300 K / 600 K = 0.5", "50%", 1.0), ("η = 1 − 300 K / 500 K = 0.4", "50%", 0.0),
+     # a unit of another quantity is another answer; another symbol of the same is not
+     ("The block gains 98 W of potential energy.", "98 J", 0.0),
+     ("The block gains 98 J of potential energy.", "98 J", 1.0),
+     ("The speed is 9.8 m/s².", "9.8 m/s", 0.0), ("0.2 mol/L", "0.20 M", 1.0),
+     ("It gains 98 joules.", "98 J", 1.0)],
 )  # fmt: skip
 def test_mmvu_reads_quantities_with_a_currency_degrees_or_pi(answer, target, expected):
     row = {"question": "What is it?", "answer": target, "choices": {},

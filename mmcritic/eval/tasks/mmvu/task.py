@@ -23,6 +23,30 @@ _QUANTITY_TARGET = re.compile(
 )
 # an exact value with π or a root, and a short unit: "90π cm³", "2√3 m"
 _MATH_TARGET = re.compile(r"(\d*(?:π|√\d+)[\dπ√/^()]*)\s*(?:[^\W\d_]{1,5}[²³]?)?")
+# a value and the unit written after it: "98 J", "3.2 m/s²", "0.2 mol/L"
+_VALUE_UNIT = re.compile(r"(\d+(?:[.,]\d+)*)\s*([A-Za-zΩμ°][\wΩ°·/^²³]*)")
+# the quantity a unit symbol measures, any SI prefix before it: "kJ" and "eV" are energy
+_QUANTITIES = {
+    quantity: re.compile(rf"[kMmμnGpc]?(?:{symbols})")
+    for quantity, symbols in {
+        "energy": "J|eV|cal|Wh",
+        "power": "W",
+        "force": "N",
+        "potential": "V",
+        "current": "A",
+        "resistance": "Ω",
+        "frequency": "Hz",
+        "pressure": "Pa|atm|bar",
+        "charge": "C",
+        "capacitance": "F",
+        "concentration": "M|mol/L",
+        "speed": "m/s",
+        "acceleration": "m/s(?:\\^?2|²)",
+        "length": "m",
+        "time": "s|min|h",
+        "mass": "g",
+    }.items()
+}
 _ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{2,})\)")  # "(H2)", not "(s)"
 
 
@@ -70,6 +94,8 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
         # "50%" is also the fraction 0.5
         share = number_value(target.strip()[:-1]) if target.strip().endswith("%") else None
         fraction = "" if share is None else f"{share / 100:g}"
+        if _in_another_unit(answer, target.strip()):
+            return False  # "98 W" for "98 J"
         return numeric_match(answer, target, precision=2, question=question) or bool(
             fraction and numeric_match(answer, fraction, precision=2, question=question)
         )
@@ -91,6 +117,25 @@ def _mmvu_open(answer: str, target: str, question: str = "") -> bool:
         return True
     words = {word for word in expected.split() if len(word) > 2}
     return 2 <= len(expected.split()) <= 5 and bool(words) and words <= set(predicted.split())
+
+
+def _in_another_unit(answer: str, target: str) -> bool:
+    """Whether the answer gives the target's value only in a unit of another quantity: "98 W"
+    is power where "98 J" is energy ("0.2 mol/L" meets "0.20 M"). A unit not listed in
+    `_QUANTITIES` ("joules", "rpm") is not compared."""
+    gold = _VALUE_UNIT.fullmatch(target)
+    quantity = _quantity(gold[2]) if gold else None
+    if quantity is None:
+        return False
+    value = number_value(gold[1])
+    said = {_quantity(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
+    said.discard(None)
+    return bool(said) and quantity not in said
+
+
+def _quantity(unit: str) -> str | None:
+    """The quantity a unit symbol measures, or None for one not listed."""
+    return next((name for name, form in _QUANTITIES.items() if form.fullmatch(unit)), None)
 
 
 TASK = PolicyTask(
