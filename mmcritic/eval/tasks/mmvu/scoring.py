@@ -1,0 +1,102 @@
+"""MMVU's open-answer rule: yale-nlp/MMVU's rule-based match (lmms-eval's
+`evaluate_with_rule_based`), read as a careful grader reads an answer."""
+
+from __future__ import annotations
+
+import re
+
+from mmcritic.eval.answers import number_value, other_number, plain_words
+from mmcritic.eval.scorers import math_equal, numeric_match
+from mmcritic.reading.markup import plain_math
+from mmcritic.reading.statements import settled_part
+from mmcritic.reading.structure import HEDGE, reading_of
+
+# a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730
+# years", "$3000", "50°C"
+_QUANTITY_TARGET = re.compile(
+    r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
+    r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
+)
+# an exact value with π or a root, and a short unit: "90π cm³", "2√3 m"
+_MATH_TARGET = re.compile(r"(\d*(?:π|√\d+)[\dπ√/^()]*)\s*(?:[^\W\d_]{1,5}[²³]?)?")
+# a value and the unit written after it: "98 J", "3.2 m/s²", "0.2 mol/L"
+_VALUE_UNIT = re.compile(r"(\d+(?:[.,]\d+)*)\s*([A-Za-zΩμ°][\wΩ°·/^²³]*)")
+# the quantity a unit symbol measures, any SI prefix before it: "kJ" and "eV" are energy
+_QUANTITIES = {
+    quantity: re.compile(rf"[kMmμnGpc]?(?:{symbols})")
+    for quantity, symbols in {
+        "energy": "J|eV|cal|Wh",
+        "power": "W",
+        "force": "N",
+        "potential": "V",
+        "current": "A",
+        "resistance": "Ω",
+        "frequency": "Hz",
+        "pressure": "Pa|atm|bar",
+        "charge": "C",
+        "capacitance": "F",
+        "concentration": "M|mol/L",
+        "speed": "m/s",
+        "acceleration": "m/s(?:\\^?2|²)",
+        "length": "m",
+        "time": "s|min|h",
+        "mass": "g",
+    }.items()
+}
+_ASIDE_IN_TARGET = re.compile(r"(.+?)\s+\(([^()]{2,})\)")  # "(H2)", not "(s)"
+
+
+def open_match(answer: str, target: str, question: str = "") -> bool:
+    """MMVU's rule-based open-answer check (yale-nlp/MMVU; lmms-eval's
+    `evaluate_with_rule_based`): equal, either contained in the other, first numbers within
+    0.01, or every word of a 2-5 word target in the answer. Read as a careful grader does:
+    a number is the one the answer states (`numeric_match`, to 0.01: "Step 3: ... The algorithm
+    makes 4 comparisons." is 4, "a four-stroke engine" 4), containment is of whole words ("AND
+    gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
+    chloroplast or a mitochondrion") commits to none."""
+    if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
+        # "50%" is also the fraction 0.5
+        share = number_value(target.strip()[:-1]) if target.strip().endswith("%") else None
+        fraction = "" if share is None else f"{share / 100:g}"
+        if _in_another_unit(answer, target.strip()):
+            return False  # "98 W" for "98 J"
+        return numeric_match(answer, target, precision=2, question=question) or bool(
+            fraction and numeric_match(answer, fraction, precision=2, question=question)
+        )
+    if exact := _MATH_TARGET.fullmatch(target.strip()):  # "90π ≈ 282.7 cm³" states 90π
+        return math_equal(plain_math(answer), exact[1], question)
+    named = _ASIDE_IN_TARGET.match(target.strip())  # "Third molar (wisdom tooth)": either name
+    if named:
+        return any(open_match(answer, name, question) for name in named.groups())
+    settled = settled_part(answer)  # "At first glance ... cable-stayed, but ... suspension"
+    predicted, expected = plain_words(settled if settled.strip() else answer), plain_words(target)
+    if not predicted or reading_of(answer).has("alternatives") or HEDGE.search(answer):
+        return False  # also "O(log n) or maybe O(n)"
+    forms = "|".join(map(re.escape, {expected, *other_number(expected)}))  # "mitochondria"
+    plural = rf"(?<!\w)(?:{forms})(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
+    spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
+    if any(re.search(plural, text) for text in (predicted, spelled_out)):
+        return True
+    if f" {predicted} " in f" {expected} ":
+        return True
+    words = {word for word in expected.split() if len(word) > 2}
+    return 2 <= len(expected.split()) <= 5 and bool(words) and words <= set(predicted.split())
+
+
+def _in_another_unit(answer: str, target: str) -> bool:
+    """Whether the answer gives the target's value only in a unit of another quantity: "98 W"
+    is power where "98 J" is energy ("0.2 mol/L" meets "0.20 M"). A unit not listed in
+    `_QUANTITIES` ("joules", "rpm") is not compared."""
+    gold = _VALUE_UNIT.fullmatch(target)
+    quantity = _quantity(gold[2]) if gold else None
+    if quantity is None:
+        return False
+    value = number_value(gold[1])
+    said = {_quantity(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
+    said.discard(None)
+    return bool(said) and quantity not in said
+
+
+def _quantity(unit: str) -> str | None:
+    """The quantity a unit symbol measures, or None for one not listed."""
+    return next((name for name, form in _QUANTITIES.items() if form.fullmatch(unit)), None)
