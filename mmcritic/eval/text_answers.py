@@ -88,7 +88,6 @@ _ASKS_TEXT = re.compile(rf"\b{pattern('text_questions')}\b", re.IGNORECASE)
 # words a restatement of the question runs over: "The date mentioned in the letter is ..."
 _RESTATING_WORDS = frozenset(words("restating_words"))
 _COPULA_WORDS = frozenset(words("copulas"))
-_LAST_WORD = re.compile(r"\b(\w+)\s*\?\s*$")
 # what a word of a restatement may carry around it: "the 'Approved by' field"
 _WORD_EDGES = ".,;:'\"‘’“”"
 _WHICH, _WHAT, _WHO, _WHOM = map(pattern, ("which_words", "what_words", "who_words", "whom_words"))
@@ -526,10 +525,6 @@ def _after_restated(clause: str, question: str) -> str | None:
     if not keys or keys[-1] == len(words) - 1:
         return None
     tail = _LATER_COPULA.sub("", " ".join(words[keys[-1] + 1 :]))
-    # the preposition the question's verb ends on: "stands for X" for "What does it stand for?"
-    particle = _LAST_WORD.search(question)
-    if particle and particle[1].lower() in _RESTATING_WORDS:
-        tail = re.sub(rf"^{particle[1]}\s+", "", tail, flags=re.I)
     return _before_trailing_place(_PASSIVE.sub("", tail), question)
 
 
