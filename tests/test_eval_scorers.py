@@ -930,7 +930,10 @@ def test_a_box_cut_off_and_a_value_set_aside_are_read_as_such():
      ("The block gains 98 W of potential energy.", "98 J", 0.0),
      ("The block gains 98 J of potential energy.", "98 J", 1.0),
      ("The speed is 9.8 m/s².", "9.8 m/s", 0.0), ("0.2 mol/L", "0.20 M", 1.0),
-     ("It gains 98 joules.", "98 J", 1.0)],
+     ("It gains 98 joules.", "98 J", 1.0),
+     # a number written with separators beside the value is read, not parsed as a unit's value
+     ("Of the readings 1,2,3 V, the drop is 2 V.", "2 V", 1.0),
+     ("It releases 1,234.5 J in all, so 98 W.", "98 J", 0.0)],
 )  # fmt: skip
 def test_mmvu_reads_quantities_with_a_currency_degrees_or_pi(answer, target, expected):
     row = {"question": "What is it?", "answer": target, "choices": {},

@@ -19,8 +19,8 @@ _QUANTITY_TARGET = re.compile(
 )
 # an exact value with π or a root, and a short unit: "90π cm³", "2√3 m"
 _MATH_TARGET = re.compile(r"(\d*(?:π|√\d+)[\dπ√/^()]*)\s*(?:[^\W\d_]{1,5}[²³]?)?")
-# a value and the unit written after it: "98 J", "3.2 m/s²", "0.2 mol/L"
-_VALUE_UNIT = re.compile(r"(\d+(?:[.,]\d+)*)\s*([A-Za-zΩμ°][\wΩ°·/^²³]*)")
+# a value and its unit: "98 J", "3.2 m/s²", "0.2 mol/L"; none inside "1,234.5 J" or "1,2,3 V"
+_VALUE_UNIT = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([A-Za-zΩμ°][\wΩ°·/^²³]*)")
 # the quantity a unit symbol measures, any SI prefix before it: "kJ" and "eV" are energy
 _QUANTITIES = {
     quantity: re.compile(rf"[kMmμnGpc]?(?:{symbols})")
@@ -55,11 +55,11 @@ def open_match(answer: str, target: str, question: str = "") -> bool:
     gate" is not "NAND gate"), and an answer that offers alternatives ("It could be a
     chloroplast or a mitochondrion") commits to none."""
     if _QUANTITY_TARGET.fullmatch(target.strip()):  # "4", "4 Ω", "25%": the number stated
+        if _in_another_unit(answer, target.strip()):
+            return False  # "98 W" for "98 J"
         # "50%" is also the fraction 0.5
         share = number_value(target.strip()[:-1]) if target.strip().endswith("%") else None
         fraction = "" if share is None else f"{share / 100:g}"
-        if _in_another_unit(answer, target.strip()):
-            return False  # "98 W" for "98 J"
         return numeric_match(answer, target, precision=2, question=question) or bool(
             fraction and numeric_match(answer, fraction, precision=2, question=question)
         )
