@@ -17,7 +17,9 @@ from mmcritic.eval.answers import (
 from mmcritic.eval.choices import option_letters, read_choice
 from mmcritic.eval.registry import get_task
 from mmcritic.eval.scorers import anls, letter_score, math_equal, numeric_match, relaxed_match
+from mmcritic.eval.tasks import Problem
 from mmcritic.eval.tasks.mmmu_val.scoring import open_match
+from mmcritic.eval.tasks.mmvu.scoring import open_match as mmvu_match
 from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
@@ -2273,8 +2275,8 @@ def test_a_value_given_plus_or_minus_names_two_values() -> None:
 def test_a_chain_of_values_ends_on_its_value_and_a_lead_in_is_no_value() -> None:
     question = "Starting from 200 mg, how much remains after 18 hours?"
     chain = "After 18 hours (three half-lives): 200 → 100 → 50 → 25 mg remaining."
-    assert numeric_match(chain, "25 mg", precision=2, question=question)
-    assert not numeric_match(chain, "200 mg", precision=2, question=question)
+    assert mmvu_match(chain, "25 mg", question)  # the last mass it gives
+    assert not mmvu_match(chain, "200 mg", question)
     rate = "What is its approximate annual growth rate?"
     assert numeric_match("Using the rule of 70: 70 / 35 ≈ 2% per year.", "2%", 2, question=rate)
 
@@ -2838,3 +2840,108 @@ def test_a_conclusion_in_another_language_holds_the_key_part() -> None:
     )
     assert open_match(chinese, "6", "Find the equivalent resistance R_ab in ohms.")
     assert not open_match(chinese, "2", "Find the equivalent resistance R_ab in ohms.")
+
+
+def test_a_line_in_another_form_meets_the_gold_equation() -> None:
+    question = "A straight line passes through the points (0, 2) and (3, 0). Find its expression."
+    gold = "y = -2/3x + 2"  # a slope written before its variable: -(2/3)x, not -2/(3x)
+    assert math_equal("Slope = (0 − 2)/(3 − 0) = −2/3.\n\n**y = −(2/3)x + 2**", gold, question)
+    general = "Using the intercept form x/3 + y/2 = 1 and multiplying by 6:\n\n2x + 3y − 6 = 0"
+    assert math_equal(general, gold, question)
+    assert not math_equal("Multiplying by 6:\n\n3x + 2y − 6 = 0", gold, question)
+    assert not math_equal("**y = −(3/2)x + 2**", gold, question)
+
+
+def test_a_check_cut_off_sentences_after_the_answer_leaves_it_standing() -> None:
+    question = "Find the area of the shaded region. Round to the nearest tenth."
+    checked = (
+        "The shaded region is the square outside the circle, so its area is 64 − 16π ≈ 13.7.\n\n"
+        "Let me double-check each piece. The side of the square is 8, so the radius is 4. Then "
+        "the circle's area is 16π, about 50.265. Subtracting from 64 gives 13.735, which rounds to"
+    )
+    assert math_equal(checked, "13.7", question)
+    assert not math_equal(checked, "50.3", question)
+    doubting = checked.replace("so the radius is 4", "or maybe the radius is 5")
+    assert not math_equal(doubting, "13.7", question)
+    counted = (
+        "9 students scored more than 80 points. To see this, count every leaf on the 8 stem "
+        "(81, 84, 84, 87) and on the 9 stem (90, 92, 95,"
+    )
+    assert numeric_match(counted, "9", question="How many students scored more than 80 points?")
+
+
+def test_a_figure_applying_the_answer_after_it_is_not_the_answer() -> None:
+    question = "A heat engine works between 600 K and 300 K. What is its maximum efficiency in %?"
+    marked = (
+        "η = 1 − 300/600 = 0.5, i.e. **50%**. So for every 1000 J of heat taken in, at most "
+        "500 J can be turned into work."
+    )
+    assert open_match(marked, "50", question)
+    assert not open_match(marked, "500", question)
+    corrected = "η = 0.5, i.e. **50%**. Wait, the reservoirs are in °C, so the efficiency is 34%."
+    assert not open_match(corrected, "50", question)
+    assert not open_match("The efficiency is **50%** or **34%**.", "50", question)
+
+
+def test_another_value_offered_under_a_condition_is_a_hedge() -> None:
+    question = "A heat engine works between 600 K and 300 K. What is its maximum efficiency in %?"
+    hedged = "The maximum efficiency is 50%, though if the temperatures are in °C it would be 34%."
+    assert not open_match(hedged, "50", question)
+    assert open_match("The maximum efficiency is 50%, since the temperatures are in K.", "50")
+
+
+def test_a_range_in_the_premises_of_a_conclusion_offers_one_value() -> None:
+    question = "The concentration–time curve shows first-order elimination. What is the half-life?"
+    concluded = (
+        "The concentration falls from 80 to 40 mg/L between 0 and 4 hours, so the half-life is "
+        "4 hours."
+    )
+    assert open_match(concluded, "4", question)
+    assert not open_match("So the half-life is between 3 and 4 hours.", "4", question)
+
+
+def test_an_answer_in_another_language_names_a_science_term() -> None:
+    question = "A salt turns the flame bright yellow-orange. Which metal is most likely present?"
+    for answer, gold in [
+        ("火焰呈亮黄橙色，说明溶液中含有钠离子（Na⁺），因此金属是钠。", "Sodium"),
+        ("이 세포소기관은 미토콘드리아입니다. 내막이 접혀 크리스타를 형성합니다.", "Mitochondrion"),
+        ("Es handelt sich um ein Mitochondrium.", "Mitochondrion"),
+        ("Il metallo è il potassio.", "Potassium"),
+    ]:
+        assert mmvu_match(answer, gold, question)
+    assert not mmvu_match("因此金属是钾。", "Sodium", question)
+
+
+def test_the_last_value_in_the_golds_quantity_answers_it() -> None:
+    question = "Three 6 Ω resistors are in parallel. What is the equivalent resistance?"
+    labelled = (
+        "Equivalent resistance: 2 Ω. With the 12 V battery shown in the video, the total "
+        "current drawn is 6 A."
+    )
+    assert mmvu_match(labelled, "2 Ω", question)
+    assert not mmvu_match(labelled.replace("2 Ω", "3 Ω"), "2 Ω", question)
+    assert not mmvu_match("Equivalent resistance: 2 Ω or maybe 3 Ω.", "2 Ω", question)
+
+
+def test_an_aside_offering_another_formula_is_a_hedge() -> None:
+    gold = ["\\frac { a } { b } + \\sqrt { c }"]
+    hedged = (
+        "\\frac{a}{b}+\\sqrt{c}\n\n(The last letter could also be an e, i.e. "
+        "\\frac{a}{b}+\\sqrt{e}.)"
+    )
+    assert not substring_match(hedged, gold, ignore_spaces=True)
+    sure = "\\frac{a}{b}+\\sqrt{c}\n\n(The fraction bar spans both letters of the numerator.)"
+    assert substring_match(sure, gold, ignore_spaces=True)
+
+
+def test_a_text_answer_in_another_language_meets_mathvista_text_gold() -> None:
+    mathvista = get_task("mathvista_testmini")
+    problem = Problem(
+        "Which country has the highest value in the chart?",
+        "Norway",
+        meta={"question_type": "free_form", "answer_type": "text", "precision": None},
+        question="Which country has the highest value in the chart?",
+    )
+    russian = "Самое высокое значение на диаграмме у Норвегии.\n\nОтвет: Норвегия"
+    assert mathvista.score(russian, problem).score == 1.0
+    assert mathvista.score("Ответ: Швеция", problem).score == 0.0

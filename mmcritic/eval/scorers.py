@@ -58,6 +58,13 @@ _UNIT = re.compile(
     r"(?:\^?\{?[23]\}?|²|³)?)\s*$"
 )
 _POINT_NAME = re.compile(r"^[A-Z]\s*(?=\()")
+# a fraction of numbers written before a variable is its coefficient: "-2/3x" is -(2/3)x, as
+# golds and models write a line's slope, where LaTeX parsing would read 2/(3x)
+_SLASH_COEFFICIENT = re.compile(
+    r"(?<![\w.)/])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?=[a-zA-Z](?![a-zA-Z]))"
+)
+# the last line stating an equation, after any lead-in up to a colon: "**y = -(2/3)x + 2**"
+_EQUATION_LINE = re.compile(r"^(?:[^\n:]*:)?[\s*$]*(?P<equation>[^\n=≈]+=[^\n=≈]+?)[\s*$.]*$", re.M)
 # a decimal approximation beside the value, read as "≈ 5.66": "4√2 (approximately 5.66)"
 _APPROXIMATE = pattern("approximations")
 _APPROXIMATION_ASIDE = re.compile(rf"\(\s*(?:≈|~|{_APPROXIMATE})\s*(?P<value>[^()]*)\)", re.I)
@@ -282,6 +289,8 @@ def math_equal(prediction: str, target: str, question: str = "") -> bool:
     written = {squashed(str(target)), squashed(gold)}
     # shortest first: math-verify reads a sentence of prose as LaTeX at many times a value's cost
     candidates = sorted(_math_candidates(prediction, span), key=len)
+    if "=" in gold:  # an equation meets the gold in any equivalent form: "2x + 3y - 6 = 0"
+        candidates += [_math_form(m["equation"]) for m in _EQUATION_LINE.finditer(prediction)][-1:]
     return any(squashed(c) in written for c in candidates) or (
         bool(gold) and any(_verify(c, gold) for c in candidates)
     )
@@ -293,6 +302,7 @@ def _math_form(text: str) -> str:
     latex = _ROOT.sub(lambda m: f"\\sqrt{{{m.group(1).strip('()')}}}", fold(text))
     for symbol, command in _UNICODE_MATH.items():
         latex = latex.replace(symbol, command)
+    latex = _SLASH_COEFFICIENT.sub(r"(\1/\2)", latex)
     return _POINT_NAME.sub("", _UNIT.sub("", latex).strip().rstrip("."))
 
 

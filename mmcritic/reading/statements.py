@@ -38,7 +38,6 @@ _LEADING_CONTEXT = re.compile(
     rf"^{pattern('leading_context')}\b"
     r"(?:[^,;:.]|(?<=\d)[.,](?=\d)){1,80},\s+(?=\S)"
 )
-_LEADS_IN = re.compile(rf"{pattern('leading_context')}\b")
 # a category's label holding digits: "18-29", "65+", "Q3", not a plain number or "2019"
 _DIGIT_LABEL = re.compile(r"(?<![\w.,])(?:\d+(?:[-–/]\d+|\+)|[A-Z]+\d+)(?![\w.,%]|[-–/]\d)")
 # a verb that says what follows its colon: "The subject line reads: Budget Revision"
@@ -197,9 +196,8 @@ def clauses(sentence: str) -> list[str]:
     # a ratio's colon, spaced ("42 : 12"), ends no clause; a list's ("above 40: 2017, ...") does
     ratio = re.search(r"\d\s$", label) and rest[:1].isdigit()
     if colon and len(label.split()) > 3 and not ratio:
-        # a phrase of context leads in to what follows: "Using the rule of 70: 70 / 35 ≈ 2%"
-        leads_in = _LEADS_IN.match(label) or _SAYS_WHAT_FOLLOWS.search(label)
-        parts[0:1] = [rest, label] if leads_in else [label, rest]
+        # a verb before the colon says what follows: "The subject line reads: Budget Revision"
+        parts[0:1] = [rest, label] if _SAYS_WHAT_FOLLOWS.search(label) else [label, rest]
     return [*([part for part in parts if part] or [sentence.strip()]), *reversed(openers)]
 
 
@@ -305,14 +303,16 @@ def _value_subject_words(clause: str) -> set[str] | None:
 
 
 def open_check(text: str) -> int | None:
-    """Where a text's last sentence starts, if it is a check of what the text stated, cut off and
-    voicing no doubt ("... so AB = 8.\n\nLet me double-check with the diagram: the perpendicular
-    ... and"): what was stated stands. A check that doubts ("whether this is the author", "it
-    could be 32") revises it; None then, or for any other ending."""
-    last = (sentences(text) or [""])[-1]  # "The answer is C. Let me ..." is one: "C." ends none
-    check = _CHECK.search(last) if not _SENTENCE_CLOSED.search(last) else None
-    doubts = check is None or _DOUBT.search(last, check.end())
-    return None if doubts else text.rfind(last) + check.start()
+    """Where a check of what a text stated starts, if the text is cut off inside it and the check
+    voices no doubt ("... so AB = 8.\n\nLet me double-check with the diagram. The perpendicular
+    ... and"): what was stated stands, however many sentences the check ran. A check that doubts
+    ("whether this is the author", "it could be 32") revises it; None then, or for any other
+    ending."""
+    last = (sentences(text) or [""])[-1]
+    checks = [] if _SENTENCE_CLOSED.search(last) else list(_CHECK.finditer(text))
+    if not checks or _DOUBT.search(text, checks[-1].end()):
+        return None
+    return checks[-1].start()
 
 
 def asked_sentence(question: str) -> str:
@@ -463,9 +463,16 @@ def english_gloss(text: str) -> str | None:
     answer, one naming two such words, or one that negates ("No es rojo")."""
     if in_english(text) or reading_of(text).has("negation"):
         return None
+    named = _glossed(text)
+    if len(named) > 1:  # "火焰呈亮黄橙色，……，因此金属是钠。": the one word it concludes with
+        named = _glossed(reading_of(text).parts("conclusion")[-1])
+    return named.pop() if len(named) == 1 else None
+
+
+def _glossed(text: str) -> set[str]:
+    """The English of every listed word a text names, looked up in one pass."""
     plain = _unaccented(text)
     said = _GLOSS_WORD.findall(plain)
     runs = {" ".join(said[at : at + n]) for n in range(1, _LONGEST + 1) for at in range(len(said))}
     named = {_GLOSSES[run] for run in runs if run in _GLOSSES and run not in _UNSPACED}
-    named |= {english for word, english in _UNSPACED.items() if word in plain}
-    return named.pop() if len(named) == 1 else None
+    return named | {english for word, english in _UNSPACED.items() if word in plain}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mmcritic.eval import metrics
 from mmcritic.eval.answers import answer_span, extract_numbers
 from mmcritic.eval.choices import option_letters, read_choice
-from mmcritic.eval.scorers import closest_option, numeric_match, squashed
+from mmcritic.eval.scorers import closest_option, numeric_match, relaxed_match
 from mmcritic.eval.tasks import DatasetRef, PolicyTask, Problem, Row, Scored
 from mmcritic.eval.tasks.common import as_list
 from mmcritic.eval.text_answers import text_answer
@@ -44,7 +44,7 @@ def score(answer: str, problem: Problem) -> Scored:
             answer, float(bool(wanted) and extract_numbers(answer_span(answer)) == wanted)
         )
     stated = text_answer(answer, problem.question)  # "Germany has the highest value, at 41%."
-    return Scored(stated, float(squashed(stated) == squashed(target)))
+    return Scored(stated, float(relaxed_match(answer, target, question=problem.question)))
 
 
 def _mathvista_choice(answer: str, options: list[str]) -> str:

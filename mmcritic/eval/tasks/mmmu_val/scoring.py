@@ -21,7 +21,8 @@ from mmcritic.eval.answers import (
 )
 from mmcritic.eval.choices import rejected_before
 from mmcritic.eval.scorers import is_plain_number
-from mmcritic.reading.statements import main_clause, sentences, without_unasked
+from mmcritic.reading.markup import BOLD, MARKUP
+from mmcritic.reading.statements import main_clause, offers_two_marked, sentences, without_unasked
 from mmcritic.reading.structure import reading_of
 
 # a quantity in a prefixed unit ("50 cm"), read also in the base unit; `(?<!\d)` loses no match
@@ -55,10 +56,16 @@ def open_match(prediction: str, target: str | Sequence[str], question: str = "")
     key = latex_fractions(mmmu_key_answer(prediction, numeric))
     concluded = reading_of(key).parts("conclusion")[-1]  # "100, so the hypotenuse is 10 units"
     key = f" {concluded if holds_digit(concluded) else key} "
-    sentence = _sentence_at(prediction, key.strip())
-    stated = (main_clause(key), main_clause(sentence))  # not "32, as read from (ages 0–4, ...)"
+    # the sentence's conclusion, not the premises before it: "falls from 80 to 40 mg/L between
+    # 0 and 4 hours, so the half-life is 4 hours" offers one value
+    sentence = reading_of(_sentence_at(prediction, key.strip())).parts("conclusion")[-1]
+    # not "32, as read from (ages 0–4, ...)"; "**50%** or **34%**" offers two
+    stated = (main_clause(key.translate(MARKUP)), main_clause(sentence.translate(MARKUP)))
     if any(reading_of(part).has("alternatives") for part in stated):
         return False  # "It could be a bar or a spit; the image resolution makes it hard to tell."
+    value_end = re.search(r"\d+", key)
+    if value_end and reading_of(key).has("hedged_value", value_end.end()):
+        return False  # "50%, though if the temperatures are in °C it would be about 34%"
     # "a cube, which has twelve edges": number words count where no digit states a number
     values = list(extract_numbers(key) or extract_numbers(number_word(key)))
     fractions = [(integer_value(a), integer_value(b)) for a, b in _FRACTIONS.findall(key)]
@@ -97,6 +104,16 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
     indicator leaving the shortest tail, on the last line that has one. For a numeric target,
     the last sentence whose key part holds a number, `=` and `≈` counting as indicators ("NPV ≈
     387. Since the NPV is positive, ..." is 387)."""
+    # the value marked last, unless offered as one of two or corrected after: "= 0.5, i.e.
+    # **50%**. So for every 1000 J of heat taken in, at most 500 J ..." is 50%
+    marked = [span for span in BOLD.finditer(response) if holds_digit(span[1])]
+    if (
+        numeric
+        and marked
+        and not offers_two_marked(response, marked[-1][1])
+        and not reading_of(response).has("correction", marked[-1].end())
+    ):
+        return marked[-1][1].lower()
     if numeric:
         indicators = (*KEY_INDICATORS, "=", "≈")
         for sentence in reversed(sentences(response.lower())):

@@ -8,7 +8,7 @@ import re
 from mmcritic.eval.answers import number_value, other_number, plain_words
 from mmcritic.eval.scorers import math_equal, numeric_match
 from mmcritic.reading.markup import plain_math
-from mmcritic.reading.statements import settled_part
+from mmcritic.reading.statements import english_gloss, settled_part
 from mmcritic.reading.structure import HEDGE, reading_of
 
 # a number with at most a short unit: "4 Ω", "25%", "3.5 cm", "3/8", "3 × 10^8 m/s", "5730
@@ -60,8 +60,10 @@ def open_match(answer: str, target: str, question: str = "") -> bool:
         # "50%" is also the fraction 0.5
         share = number_value(target.strip()[:-1]) if target.strip().endswith("%") else None
         fraction = "" if share is None else f"{share / 100:g}"
-        return numeric_match(answer, target, precision=2, question=question) or bool(
-            fraction and numeric_match(answer, fraction, precision=2, question=question)
+        return (
+            numeric_match(answer, target, precision=2, question=question)
+            or bool(fraction and numeric_match(answer, fraction, precision=2, question=question))
+            or _last_of_its_quantity(answer, target.strip())
         )
     if exact := _MATH_TARGET.fullmatch(target.strip()):  # "90π ≈ 282.7 cm³" states 90π
         return math_equal(plain_math(answer), exact[1], question)
@@ -75,7 +77,8 @@ def open_match(answer: str, target: str, question: str = "") -> bool:
     forms = "|".join(map(re.escape, {expected, *other_number(expected)}))  # "mitochondria"
     plural = rf"(?<!\w)(?:{forms})(?:e?s)?(?!\w)"  # "chloroplasts" for "Chloroplast"
     spelled_out = plain_words(settled_part(answer, keep_asides=True))  # "KCL (Kirchhoff's ...)"
-    if any(re.search(plural, text) for text in (predicted, spelled_out)):
+    glossed = plain_words(english_gloss(answer) or "")  # "因此金属是钠。" names sodium
+    if any(re.search(plural, text) for text in (predicted, spelled_out, glossed)):
         return True
     if f" {predicted} " in f" {expected} ":
         return True
@@ -95,6 +98,21 @@ def _in_another_unit(answer: str, target: str) -> bool:
     said = {_quantity(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
     said.discard(None)
     return bool(said) and quantity not in said
+
+
+def _last_of_its_quantity(answer: str, target: str) -> bool:
+    """Whether the last value the answer gives in a unit of the target's quantity is the target,
+    where it also states values of other quantities: "Equivalent resistance: 2 Ω. With the 12 V
+    battery, the total current drawn is 6 A." answers 2 Ω. Not for an answer that hedges."""
+    gold = _VALUE_UNIT.fullmatch(target)
+    quantity = _quantity(gold[2]) if gold else None
+    if quantity is None or reading_of(answer).has("alternatives") or HEDGE.search(answer):
+        return False
+    values = [number_value(n) for n, u in _VALUE_UNIT.findall(answer) if _quantity(u) == quantity]
+    expected = number_value(gold[1])
+    return (
+        bool(values) and None not in (values[-1], expected) and abs(values[-1] - expected) <= 0.01
+    )
 
 
 def _quantity(unit: str) -> str | None:

@@ -24,7 +24,7 @@ from mmcritic.reading.statements import (
     states_reading,
     stating_clause,
 )
-from mmcritic.reading.structure import CANNOT_TELL, HEDGES, reading_of
+from mmcritic.reading.structure import CANNOT_TELL, HEDGE, HEDGES, reading_of
 
 # a closing sentence that states the reading the question asks for: "The invoice number is X.",
 # not a passive that tells more ("The letter is addressed to ...")
@@ -69,7 +69,9 @@ def substring_match(
     if all(plain_words(str(target)) in ("yes", "no") for target in targets):
         return yes_no(prediction) in {plain_words(str(target)) for target in targets}
     settled, hedged = _settled(prediction)  # "could be F or P. ... So the word is Fresh."
-    two = _TWO_READINGS.search(fold(hedged))  # "X or Y (the end is ...)"
+    # "X or Y (the end is ...)"; "\frac{a}{b}+\sqrt{c} (The last letter could also be an e.)"
+    offered_aside = " ".join(aside[0] for aside in LONG_ASIDE.finditer(prediction))
+    two = _TWO_READINGS.search(fold(hedged)) or HEDGE.search(fold(offered_aside))
     if two or any(reading_of(settled).has(kind) for kind in ("alternatives", "two_readings")):
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     # a value beside a count is read for a number only: "what is written" asks for no value
