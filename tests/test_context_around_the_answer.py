@@ -2945,3 +2945,55 @@ def test_a_text_answer_in_another_language_meets_mathvista_text_gold() -> None:
     russian = "Самое высокое значение на диаграмме у Норвегии.\n\nОтвет: Норвегия"
     assert mathvista.score(russian, problem).score == 1.0
     assert mathvista.score("Ответ: Швеция", problem).score == 0.0
+
+
+def test_a_lean_followed_by_another_reading_is_unclear() -> None:
+    question = 'Does the sign in the image say "STOP"?'
+    hedged = (
+        "Probably yes, though the letters are partly covered by a branch, so it could also be "
+        'another word such as "SHOP".'
+    )
+    assert yes_no(hedged, question) == "unclear"
+    assert yes_no("Probably yes; the letters are partly covered but read STOP.", question) == "yes"
+
+
+def test_declining_for_want_of_an_image_is_unable_to_tell() -> None:
+    question = 'Was "Le Petit Prince" written by Antoine de Saint-Exupéry?'
+    declined = "I don't see an image attached, so I can't check the book cover you're referring to."
+    assert yes_no(declined, question) == "unclear"
+    assert yes_no("I can't check the cover, but yes, he wrote it.", question) == "yes"
+
+
+def test_a_name_inside_a_sentence_of_another_language_answers_who() -> None:
+    docvqa = get_task("docvqa_val")
+    problem = Problem(
+        "To whom is the memo addressed?",
+        ["Mr. James Whitfield", "James Whitfield"],
+        question="To whom is the memo addressed?",
+    )
+    assert docvqa.score("Das Memo ist an James Whitfield gerichtet.", problem).score == 1.0
+    assert docvqa.score("Le mémo est adressé à James Whitfield.", problem).score == 1.0
+    assert docvqa.score("Das Memo ist an Helen Parker gerichtet.", problem).score == 0.0
+
+
+def test_a_yes_concluding_a_self_correction_answers_a_yes_no_question() -> None:
+    docvqa = get_task("docvqa_val")
+    problem = Problem("Is the form signed?", ["Yes", "yes"], question="Is the form signed?")
+    corrected = (
+        "No, there is no signature on the form. Actually, on closer inspection the signature "
+        "line at the bottom right has a handwritten signature across it, so yes, the form is "
+        "signed."
+    )
+    assert docvqa.score(corrected, problem).score == 1.0
+    assert (
+        docvqa.score(corrected.replace("so yes, the form is signed", "so no"), problem).score == 0
+    )
+
+
+def test_a_reading_followed_by_another_it_might_be_is_a_hedge() -> None:
+    hedged = (
+        'The word appears to be "BRISTOL", though the last letter is blurry and it might be '
+        '"BRISTOW".'
+    )
+    assert not substring_match(hedged, ["bristol"])
+    assert substring_match('The word is "BRISTOL", though the last letter is blurry.', ["bristol"])

@@ -102,6 +102,9 @@ _ASKS_PLACE = re.compile(
 _PLACED_NAME = re.compile(
     rf"\b(?:{pattern('place_prepositions')})\s+([A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)"
 )
+# a full name inside a sentence of another language: "Das Memo ist an James Whitfield gerichtet."
+_INNER_FULL_NAME = re.compile(r"(?<=\s)[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)+")
+_LOWER_WORD = re.compile(r"\b[^\W\d_A-Z][^\W\d_]*\b")
 _YES_NO_QUESTION = re.compile(rf"^\s*{pattern('yes_no_questions')}\b", re.I)  # "Is it ...?"
 # the "no" a self-correction opens with, which answers no question that is not a yes/no one
 _OWN_NO = re.compile(rf"^(?:{pattern('no_words')})\b[\s,.;:—–-]+(?=\S)", re.I)
@@ -188,8 +191,10 @@ def text_answer(response: str, question: str = "", keep_asked_words: bool = Fals
         lines = [" ".join(lines)]  # a name broken over lines: "Brown & Williamson\nTobacco ..."
     if (labelled := _labelled_value(lines, question)) is not None:
         return _trimmed(labelled)  # "Subtotal: ...\nTax: ...\nTotal due: $1,245.00"
-    if _YES_NO_QUESTION.match(question) and (said := YES_NO.match(lines[0].lower())):
-        return lines[0][: said.end()]  # "Yes, the form is signed" for "Is the form signed?"
+    concluded = reading_of(lines[0]).parts("conclusion")[-1].lstrip(" ,")
+    for part in (lines[0], concluded) if _YES_NO_QUESTION.match(question) else ():
+        if said := YES_NO.match(part.lower()):  # "Yes, the form is signed", "..., so yes, it is"
+            return part[: said.end()]
     if len(lines) == 1 and _as_written(lines[0], question):
         return _trimmed(lines[0])  # "Samples shipped by air freight" for "What is written ...?"
     sentence = lines[0] if _is_bare(lines[0]) else _answering_sentence(lines, question)
@@ -254,6 +259,11 @@ def _sentence_answer(sentence: str, question: str, keep_asked_words: bool) -> st
     placed = None if in_english(sentence) else _PLACED_NAME.search(sentence)
     if placed and _ASKS_PLACE.search(question):
         return _trimmed(placed[1])
+    # after words of the sentence ("... ist an"), not in a bare name ("Council for Tobacco ...")
+    inner = _INNER_FULL_NAME.finditer(sentence) if not in_english(sentence) else ()
+    persons = [n[0] for n in inner if len(_LOWER_WORD.findall(sentence, 0, n.start())) > 1]
+    if len(persons) == 1 and _ASKS_WHO.match(question):
+        return _trimmed(persons[0])  # not the verb closing its clause: "... gerichtet"
     # a count stated in words is kept in words: ANLS compares strings ("Two hundred forty")
     counts = re.search(r"\d", sentence) and not _is_bare(sentence)
     if counts and (counted := stated_count(sentence, question)) is not None:

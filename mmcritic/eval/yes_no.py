@@ -144,8 +144,9 @@ def _settled_reading(core: Reading, question: str) -> str | None:
     """What an answer settles on after its last turn ("but"): an explicit yes or no, a hedge
     (unclear), or for a comparison that the two are the same (no); else None."""
     turn = core.last("yes_no_turn")
-    if turn is None:
-        return None
+    if turn is None:  # "Probably yes, though ..., so it could also be another word": unclear
+        said = core.first("yes_no")
+        return "unclear" if said and HEDGE.search(core.text, said.end) else None
     explicit = core.first("yes_no", turn.end)
     if explicit:
         return explicit.says
