@@ -45,6 +45,8 @@ _LEADING_YES_NO = re.compile(
 )
 
 
+# a word leaning toward the yes or no right after it: "Probably yes"
+_LEANS = re.compile(rf"\b(?:{pattern('leans')})\W*$")
 # an answer that opens by saying it was given no figure: its "no" answers nothing
 _NO_FIGURE = re.compile(pattern("missing_figures"), re.IGNORECASE)
 
@@ -146,7 +148,8 @@ def _settled_reading(core: Reading, question: str) -> str | None:
     turn = core.last("yes_no_turn")
     if turn is None:  # "Probably yes, though ..., so it could also be another word": unclear
         said = core.first("yes_no")
-        return "unclear" if said and HEDGE.search(core.text, said.end) else None
+        leaning = said is not None and _LEANS.search(core.text, 0, said.start)
+        return "unclear" if leaning and HEDGE.search(core.text, said.end) else None
     explicit = core.first("yes_no", turn.end)
     if explicit:
         return explicit.says
