@@ -2997,3 +2997,9 @@ def test_a_reading_followed_by_another_it_might_be_is_a_hedge() -> None:
     )
     assert not substring_match(hedged, ["bristol"])
     assert substring_match('The word is "BRISTOL", though the last letter is blurry.', ["bristol"])
+
+
+def test_a_listed_word_inside_a_longer_one_names_nothing_of_its_own() -> None:
+    question = "Which organelle carries out photosynthesis in the plant cell animation?"
+    assert mmvu_match("叶绿体", "Chloroplast", question)  # 绿 alone would be green
+    assert not mmvu_match("叶绿体", "Green", question)

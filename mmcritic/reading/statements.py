@@ -475,4 +475,7 @@ def _glossed(text: str) -> set[str]:
     said = _GLOSS_WORD.findall(plain)
     runs = {" ".join(said[at : at + n]) for n in range(1, _LONGEST + 1) for at in range(len(said))}
     named = {_GLOSSES[run] for run in runs if run in _GLOSSES and run not in _UNSPACED}
-    return named | {english for word, english in _UNSPACED.items() if word in plain}
+    unspaced = [word for word in _UNSPACED if word in plain]
+    # a word inside a longer one names nothing of its own: 绿 (green) in 叶绿体 (chloroplast)
+    inner = {w for w in unspaced for other in unspaced if w != other and w in other}
+    return named | {_UNSPACED[word] for word in unspaced if word not in inner}

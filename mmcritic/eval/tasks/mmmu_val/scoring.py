@@ -104,16 +104,12 @@ def mmmu_key_answer(response: str, numeric: bool = False) -> str:
     indicator leaving the shortest tail, on the last line that has one. For a numeric target,
     the last sentence whose key part holds a number, `=` and `≈` counting as indicators ("NPV ≈
     387. Since the NPV is positive, ..." is 387)."""
-    # the value marked last, unless offered as one of two or corrected after: "= 0.5, i.e.
-    # **50%**. So for every 1000 J of heat taken in, at most 500 J ..." is 50%
-    marked = [span for span in BOLD.finditer(response) if holds_digit(span[1])]
-    if (
-        numeric
-        and marked
-        and not offers_two_marked(response, marked[-1][1])
-        and not reading_of(response).has("correction", marked[-1].end())
-    ):
-        return marked[-1][1].lower()
+    # the value marked last, unless one of two or corrected after: "= 0.5, i.e. **50%**. So for
+    # every 1000 J of heat taken in, at most 500 J ..." is 50%
+    marked = [m for m in BOLD.finditer(response) if holds_digit(m[1])] if numeric else []
+    last = marked[-1] if marked and not offers_two_marked(response, marked[-1][1]) else None
+    if last and not reading_of(response).has("correction", last.end()):
+        return last[1].lower()
     if numeric:
         indicators = (*KEY_INDICATORS, "=", "≈")
         for sentence in reversed(sentences(response.lower())):
