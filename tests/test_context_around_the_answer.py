@@ -3003,3 +3003,43 @@ def test_a_listed_word_inside_a_longer_one_names_nothing_of_its_own() -> None:
     question = "Which organelle carries out photosynthesis in the plant cell animation?"
     assert mmvu_match("叶绿体", "Chloroplast", question)  # 绿 alone would be green
     assert not mmvu_match("叶绿体", "Green", question)
+
+
+def test_the_lettered_label_a_question_asks_about_is_no_pick() -> None:
+    question = "In the butterfly life cycle diagram, what is stage C?"
+    letters, options = option_letters(4), ["larva", "pupa", "adult", "egg"]
+    assert letter_score("Stage C is the **pupa**.", "B", letters, options, question)[1] == 1.0
+    assert letter_score("C", "B", letters, options, question)[0] == "C"
+    assert letter_score("Stage C is the **egg**.", "B", letters, options, question)[1] == 0.0
+
+
+def test_an_option_named_in_the_first_sentence_stands_when_its_explanation_is_cut_off() -> None:
+    letters, options = option_letters(4), ["larva", "pupa", "adult", "egg"]
+    cut = (
+        "It is the pupa (chrysalis). During this stage, the caterpillar's body is broken down "
+        "and reorganized into the adult butterfly's wings, legs and"
+    )
+    assert read_choice(cut, letters, options).letter == "B"
+    reasoning = "First, the egg hatches. Then the larva grows, and the adult"
+    assert read_choice(reasoning, letters, options).letter is None
+
+
+def test_saying_it_cannot_give_an_answer_picks_no_option() -> None:
+    refusal = (
+        "I'm unable to fold the nets mentally with enough certainty from this image, so I can't "
+        "give a reliable answer."
+    )
+    assert read_choice(refusal, option_letters(5), ["A", "B", "C", "D", "E"]).letter is None
+
+
+def test_a_bare_value_on_the_first_line_stands_before_its_explanation() -> None:
+    question = "How many traffic cones are visible?"
+    explained = (
+        "5\n\nThe cones are arranged in a line along the right edge of the lane: three near the "
+        "construction barrier and two further"
+    )
+    assert numeric_match(explained, "5", question=question)
+    recounted = (
+        "5\n\nCounting again along the lane: three near the barrier and three further, so 6."
+    )
+    assert not numeric_match(recounted, "5", question=question)

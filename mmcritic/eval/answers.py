@@ -137,6 +137,7 @@ _OTHER_COUNT = re.compile(
 _SUM = re.compile(rf"\b(?:{pattern('sum_words')})\b", re.IGNORECASE)  # "the total is 30"
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
+_BARE_VALUE = re.compile(r"[$€£]?-?\d[\d,]*(?:\.\d+)?%?")
 _DANGLING = re.compile(
     rf"(?:\b{pattern('dangling_words')}|[=:,–—×÷]|\s[-+*/]|(?-i:\\boxed)\s*\{{[^{{}}]*)$", re.I
 )
@@ -207,6 +208,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if (stated := stated_answer(response)) is not None:
         return stated
     region = without_unasked(without_afterthought(answer_region(response)), question or "")
+    if (first := _first_line_value(region)) is not None:
+        return first
     check = open_check(region)  # "There are 6 chairs. Let me double-check by counting: the first"
     region = region[:check] if check and holds_digit(region[:check]) else region
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
@@ -328,6 +331,17 @@ def _without_condition(line: str) -> str:
     """Without a trailing condition ("4, attained at x = 1"), unless it is all the line states."""
     kept = _CONDITION.sub("", line)
     return kept if holds_digit(kept) else line
+
+
+def _first_line_value(region: str) -> str | None:
+    """A bare value alone on the first line, before a paragraph that explains it and neither
+    corrects it nor concludes anew ("5\n\nThe cones are arranged ...: three near ... and two")."""
+    first, _, rest = region.strip().partition("\n\n")
+    value = first.strip(" *.")
+    rest_reading = reading_of(rest)
+    if not _BARE_VALUE.fullmatch(value) or not rest.strip():
+        return None
+    return None if rest_reading.has("correction") or rest_reading.has("conclusion") else value
 
 
 def is_cut_off(text: str) -> bool:

@@ -25,6 +25,7 @@ from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
 from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import (
+    COPULA_SPLIT,
     LEADING_ARTICLE,
     english_gloss,
     main_clause,
@@ -278,7 +279,13 @@ def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[s
     said = " ".join(sentences_before_cut(core))
     settled = _read(said, letters, options) if said else None
     labelled = _ANSWER_LABEL.fullmatch(sentences(core)[-1])  # "... gives 2:15. Answer:"
-    concluded = settled and (labelled or settled.how in ("concluded", "labelled", "declared"))
+    # a first sentence naming the option's text states it ("It is the pupa (chrysalis). During
+    # this stage, ... and"): what follows explains it
+    first = len(sentences_before_cut(core)) == 1 and settled and settled.how == "option_text"
+    first = first and COPULA_SPLIT.search(said) is not None  # not "First, the egg hatches."
+    concluded = settled and (
+        labelled or first or settled.how in ("concluded", "labelled", "declared")
+    )
     return settled if concluded else _picked_before_reasons(core, letters, options)
 
 

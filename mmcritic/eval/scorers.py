@@ -98,6 +98,8 @@ _IRRATIONAL = re.compile(r"√|π|\\(?:sqrt|pi)\b")
 _PLUS_MINUS = re.compile(r"±|\\pm\b")  # two values, one each side of zero: "k = ±2"
 # digits that end a label ("Q3", "FY2022"), which states no quantity
 _LABEL_DIGITS = re.compile(r"(?<=[A-Za-z])\d+\b")
+# a label the question names by a word and a capital letter: "stage C", "labelled D"
+_LABELLED_LETTER = re.compile(r"\b[A-Za-z]{3,}\s+[A-Z]\b(?![.:)'’-])")
 _RATIO = re.compile(r"(?<![\d.:])(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)(?![\d:])")
 
 
@@ -388,7 +390,7 @@ def letter_score(
     """(parsed letter, 1.0 or 0.0) for a multiple-choice answer. An answer that names no option
     is read against the options' texts by its stated span ("∠1 + ∠2 = 270°" for "270°"); given
     the question, a count of something else names no option."""
-    prediction = without_other_counts(prediction, question)
+    prediction = _without_asked_label(without_other_counts(prediction, question), question)
     choice = read_choice(prediction, letters, options)
     parsed = choice.letter
     # only an answer that names no option may state one's value; "(B) 5" (5 being C) or "The
@@ -397,6 +399,15 @@ def letter_score(
         span = answer_span(prediction)
         parsed = choice_letter(span, letters, options) or _option_by_value(span, letters, options)
     return parsed, float(parsed is not None and parsed == target.strip().strip("()").upper())
+
+
+def _without_asked_label(prediction: str, question: str) -> str:
+    """The answer with the one lettered label its question asks about ("what is stage C?") read
+    as "it": "Stage C is the **pupa**." picks the pupa, not option C."""
+    named = {m[0].lower() for m in _LABELLED_LETTER.finditer(question)}
+    if len(named) != 1:
+        return prediction
+    return re.sub(rf"\b{re.escape(named.pop())}\b", "it", prediction, flags=re.IGNORECASE)
 
 
 def _option_by_value(span: str, letters: Sequence[str], options: Sequence[str]) -> str | None:
