@@ -137,7 +137,6 @@ _OTHER_COUNT = re.compile(
 _SUM = re.compile(rf"\b(?:{pattern('sum_words')})\b", re.IGNORECASE)  # "the total is 30"
 # a response cut off before its value: it ends on a word left open ("is"), an "=", a dash or
 # comma after a label, an operator after a space (not "C++"), or inside a box never closed
-_BARE_VALUE = re.compile(r"[$€£]?-?\d[\d,]*(?:\.\d+)?%?")
 _DANGLING = re.compile(
     rf"(?:\b{pattern('dangling_words')}|[=:,–—×÷]|\s[-+*/]|(?-i:\\boxed)\s*\{{[^{{}}]*)$", re.I
 )
@@ -184,6 +183,8 @@ _COUNTS_THINGS = re.compile(
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
 # a value alone opening an answer, then a comma and words about it: "7.8, reached in 2014"
 _OPENING_VALUE = re.compile(r"\s*([$€£]?[-−]?\d[\d,]*(?:\.\d+)?%?),\s+(?=[a-z])")
+# a value alone, as a first line gives it: "5", "$1,200", "12.5%"
+_BARE_VALUE = re.compile(r"[$€£]?-?\d[\d,]*(?:\.\d+)?%?")
 # a conclusion opening an equation's left side: "So x = 30"
 _CONCLUDED = re.compile(rf"^{pattern('conclusions')}\W*", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
@@ -338,10 +339,10 @@ def _first_line_value(region: str) -> str | None:
     corrects it nor concludes anew ("5\n\nThe cones are arranged ...: three near ... and two")."""
     first, _, rest = region.strip().partition("\n\n")
     value = first.strip(" *.")
-    rest_reading = reading_of(rest)
     if not _BARE_VALUE.fullmatch(value) or not rest.strip():
         return None
-    return None if rest_reading.has("correction") or rest_reading.has("conclusion") else value
+    explained = reading_of(rest)
+    return None if explained.has("correction") or explained.has("conclusion") else value
 
 
 def is_cut_off(text: str) -> bool:

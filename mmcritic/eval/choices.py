@@ -276,12 +276,13 @@ def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[s
     """The pick the whole sentences of a cut-off answer conclude on, when the cut one revises
     nothing ("15, which corresponds to option B. To double-check, ... 11, 13,"); else none, as
     for "... Now this 6 Ω branch is in parallel with the"."""
-    said = " ".join(sentences_before_cut(core))
+    whole = sentences_before_cut(core)
+    said = " ".join(whole)
     settled = _read(said, letters, options) if said else None
     labelled = _ANSWER_LABEL.fullmatch(sentences(core)[-1])  # "... gives 2:15. Answer:"
     # a first sentence naming the option's text states it ("It is the pupa (chrysalis). During
     # this stage, ... and"): what follows explains it
-    first = len(sentences_before_cut(core)) == 1 and settled and settled.how == "option_text"
+    first = len(whole) == 1 and settled and settled.how == "option_text"
     first = first and COPULA_SPLIT.search(said) is not None  # not "First, the egg hatches."
     concluded = settled and (
         labelled or first or settled.how in ("concluded", "labelled", "declared")

@@ -90,11 +90,9 @@ def _in_another_unit(answer: str, target: str) -> bool:
     """Whether the answer gives the target's value only in a unit of another quantity: "98 W"
     is power where "98 J" is energy ("0.2 mol/L" meets "0.20 M"). A unit not listed in
     `_QUANTITIES` ("joules", "rpm") is not compared."""
-    gold = _VALUE_UNIT.fullmatch(target)
-    quantity = _quantity(gold[2]) if gold else None
-    if quantity is None:
+    if (gold := _gold_measure(target)) is None:
         return False
-    value = number_value(gold[1])
+    value, quantity = gold
     said = {_quantity(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
     said.discard(None)
     return bool(said) and quantity not in said
@@ -104,15 +102,21 @@ def _last_of_its_quantity(answer: str, target: str) -> bool:
     """Whether the last value the answer gives in a unit of the target's quantity is the target,
     where it also states values of other quantities: "Equivalent resistance: 2 Ω. With the 12 V
     battery, the total current drawn is 6 A." answers 2 Ω. Not for an answer that hedges."""
-    gold = _VALUE_UNIT.fullmatch(target)
-    quantity = _quantity(gold[2]) if gold else None
-    if quantity is None or reading_of(answer).has("alternatives") or HEDGE.search(answer):
+    gold = _gold_measure(target)
+    if gold is None or reading_of(answer).has("alternatives") or HEDGE.search(answer):
         return False
+    expected, quantity = gold
     values = [number_value(n) for n, u in _VALUE_UNIT.findall(answer) if _quantity(u) == quantity]
-    expected = number_value(gold[1])
     return (
         bool(values) and None not in (values[-1], expected) and abs(values[-1] - expected) <= 0.01
     )
+
+
+def _gold_measure(target: str) -> tuple[float | None, str] | None:
+    """A target that is one value in a listed unit ("98 J"): its value and the quantity measured."""
+    gold = _VALUE_UNIT.fullmatch(target)
+    quantity = _quantity(gold[2]) if gold else None
+    return None if gold is None or quantity is None else (number_value(gold[1]), quantity)
 
 
 def _quantity(unit: str) -> str | None:
