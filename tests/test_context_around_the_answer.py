@@ -3043,3 +3043,12 @@ def test_a_bare_value_on_the_first_line_stands_before_its_explanation() -> None:
         "5\n\nCounting again along the lane: three near the barrier and three further, so 6."
     )
     assert not numeric_match(recounted, "5", question=question)
+
+
+def test_a_bare_negative_value_with_a_true_minus_stands_before_its_explanation() -> None:
+    question = "What is the lowest temperature shown, in °C?"
+    explained = (
+        "−3\n\nThe thermometer's column stops three marks below zero, between the labels for 0 "
+        "and −5 and"
+    )
+    assert numeric_match(explained, "-3", question=question)

@@ -181,10 +181,10 @@ _COUNTS_THINGS = re.compile(
     rf"(?:[a-z]+s|{pattern('irregular_plurals')})\b"
 )
 _THOUSANDS_OR_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:\.\d+)?")
+# a value alone, as a first line gives it: "5", "$1,200", "12.5%", "−3"
+_BARE_VALUE = re.compile(r"[$€£]?[-−]?\d[\d,]*(?:\.\d+)?%?")
 # a value alone opening an answer, then a comma and words about it: "7.8, reached in 2014"
-_OPENING_VALUE = re.compile(r"\s*([$€£]?[-−]?\d[\d,]*(?:\.\d+)?%?),\s+(?=[a-z])")
-# a value alone, as a first line gives it: "5", "$1,200", "12.5%"
-_BARE_VALUE = re.compile(r"[$€£]?-?\d[\d,]*(?:\.\d+)?%?")
+_OPENING_VALUE = re.compile(rf"\s*({_BARE_VALUE.pattern}),\s+(?=[a-z])")
 # a conclusion opening an equation's left side: "So x = 30"
 _CONCLUDED = re.compile(rf"^{pattern('conclusions')}\W*", re.IGNORECASE)
 _MATH_VALUE = re.compile(r"[\dπ√]|\\(?:pi|sqrt|frac)\b")
