@@ -63,13 +63,16 @@ def _print_lines() -> None:
 
 
 def _print_costs(rows: list[dict]) -> None:
-    corpus_lines = sum(len(lines) for lines in rule_audit.corpora(CORPUS).values())
+    sizes = {name: len(lines) for name, lines in rule_audit.corpora(CORPUS).items()}
+    corpus_lines = sum(sizes.values())
     for cost in rule_audit.pruning_costs(rows, PRUNING_LIMITS):
         print(
             f"rules deciding <= {cost.most:2d} lines: {cost.rules:3d} rules, "
             f"{cost.definition_lines:5d} layer lines, {cost.corpus_lines:4d} corpus lines decided "
             f"({cost.corpus_lines / corpus_lines:.2%} of {corpus_lines:,})"
         )
+        lost = (f"{name} {100 * count / sizes[name]:.2f}" for name, count in cost.by_corpus.items())
+        print(f"    points of agreement each scorer would lose: {', '.join(lost) or 'none'}")
 
 
 def _progress(text: str) -> None:

@@ -21,6 +21,7 @@ import inspect
 import pkgutil
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -400,6 +401,7 @@ class PruningCost:
     rules: int
     definition_lines: int  # their own lines and the comments above them, not their call sites
     corpus_lines: int  # the lines they decide: an agreement lost if they all went
+    by_corpus: dict[str, int]  # those lines a corpus: which scorers would agree less
 
 
 def pruning_costs(rows: list[dict[str, Any]], limits: tuple[int, ...]) -> list[PruningCost]:
@@ -419,7 +421,9 @@ def pruning_costs(rows: list[dict[str, Any]], limits: tuple[int, ...]) -> list[P
     for most in limits:
         chosen = [(decides, lines) for decides, lines in kept if len(decides) <= most]
         decided = set().union(*(decides for decides, _ in chosen))
-        costs.append(PruningCost(most, len(chosen), sum(n for _, n in chosen), len(decided)))
+        by_corpus = dict(sorted(Counter(corpus for corpus, _ in decided).items()))
+        lines = sum(n for _, n in chosen)
+        costs.append(PruningCost(most, len(chosen), lines, len(decided), by_corpus))
     return costs
 
 

@@ -174,6 +174,7 @@ def test_pruning_counts_each_rules_own_lines_and_the_union_of_what_they_decide()
     one, two = rule_audit.pruning_costs(rows, (1, 2))
     assert (one.rules, one.definition_lines, one.corpus_lines) == (1, 5, 1)
     assert (two.rules, two.definition_lines, two.corpus_lines) == (2, 11, 2)
+    assert (one.by_corpus, two.by_corpus) == ({"chartqa": 1}, {"ai2d": 1, "chartqa": 1})
 
 
 def test_a_pattern_held_outside_a_modules_names_is_one_the_audit_cannot_switch_off():
