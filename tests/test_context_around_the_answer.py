@@ -24,6 +24,7 @@ from mmcritic.eval.tasks.ocrbench.scoring import substring_match
 from mmcritic.eval.text_answers import text_answer
 from mmcritic.eval.yes_no import yes_no
 from mmcritic.reading.final import final_answer, stated_answer
+from mmcritic.reading.statements import sentences
 from mmcritic.rewards.parsing import parse_judgement
 
 OPTIONS = ["London", "Paris", "Berlin", "Madrid"]
@@ -3052,3 +3053,136 @@ def test_a_bare_negative_value_with_a_true_minus_stands_before_its_explanation()
         "and −5 and"
     )
     assert numeric_match(explained, "-3", question=question)
+
+
+def test_a_value_in_another_si_prefix_of_the_golds_unit_meets_it() -> None:
+    assert mmvu_match("f = 50 Hz, so T = 1/f = 0.02 s", "20 ms")
+    assert mmvu_match("The capacitor stores 0.05 J, i.e. 50 mJ.", "50 mJ")
+    assert mmvu_match("The current is 2500 mA.", "2.5 A")
+    assert not mmvu_match("The period is 20 s.", "20 ms")  # the gold's value in the wrong unit
+    assert not mmvu_match("The period is 0.2 s.", "20 ms")
+
+
+def test_a_gold_with_its_unit_in_words_is_read_by_its_value() -> None:
+    question = "The ECG shows an R-R interval of 0.75 s. What is the heart rate?"
+    assert mmvu_match("Heart rate = 60 / 0.75 = 80 bpm.", "80 beats per minute", question)
+    russian = "Частота сердечных сокращений составляет 80 ударов в минуту."
+    assert mmvu_match(russian, "80 beats per minute", question)
+    assert not mmvu_match("Heart rate = 60 / 0.8 = 75 bpm.", "80 beats per minute", question)
+
+
+def test_a_value_hedged_within_its_own_span_commits_to_none() -> None:
+    # the span's last number is "one", which equals 4/4: only the hedge inside it says no
+    question = "What is the time signature of the piece?"
+    hedged = "It's probably 4/4, though it could also be 2/4 if each pair of beats counts as one."
+    assert not mmvu_match(hedged, "4/4", question)
+    assert mmvu_match("The time signature is 4/4.", "4/4", question)
+
+
+def test_two_glossed_words_are_read_from_the_first_sentence_that_names_one() -> None:
+    japanese = "発生している気体は酸素です。カタラーゼが過酸化水素を水と酸素に分解します。"
+    assert mmvu_match(japanese, "Oxygen")
+    assert not mmvu_match(japanese, "Hydrogen")
+
+
+def test_a_correction_is_read_from_the_clause_after_the_one_naming_the_mistake() -> None:
+    question = "What is the market share in 1985?"
+    corrected = (
+        "The market share in 1985 was 31.6. Wait, no: 31.6 is the 1986 figure; the 1985 column "
+        "shows 36.1."
+    )
+    assert text_answer(corrected, question) == "36.1"
+    dashed = "1968. Wait, the 1968 bar is taller than the 1972 one — the lowest is 1972."
+    assert text_answer(dashed, "Which year had the lowest enrollment?") == "1972"
+
+
+def test_a_count_in_a_sentence_of_another_language_is_read_by_its_verb() -> None:
+    question = "How many milligrams of sodium are in one serving?"
+    assert text_answer("Uma porção contém 95 miligramas de sódio.", question) == "95"
+    assert text_answer("Una porción contiene 95 miligramos de sodio.", question) == "95"
+
+
+def test_a_codes_last_letter_ends_its_sentence_where_an_initial_does_not() -> None:
+    cut_off = "The Order No. is 5520-C. This number appears at the top of the form, beside the"
+    assert text_answer(cut_off, "What is the Order No.?") == "5520-C"
+    assert len(sentences("The letter is signed by J. Whitfield of the Tobacco Institute.")) == 1
+
+
+def test_a_bare_value_as_the_last_paragraph_answers_after_the_reasoning() -> None:
+    question = "How many cyclists are riding on the road?"
+    reasoning = (
+        "Counting the riders in the lane: 1, 2, 3, 4. There are also 2 riders resting by the "
+        "bikes.\n\n4"
+    )
+    assert numeric_match(reasoning, "4", question=question)
+    assert not numeric_match(reasoning, "2", question=question)
+
+
+def test_a_count_added_after_the_answer_is_an_afterthought() -> None:
+    question = "How many of the small cubes have exactly one painted face?"
+    answer = (
+        "6 small cubes have exactly one painted face. In addition, 8 corner cubes have three "
+        "painted faces and 12 edge cubes have two."
+    )
+    assert numeric_match(answer, "6", question=question)
+
+
+def test_a_reading_doubted_after_it_is_given_is_no_reading() -> None:
+    doubted = "The invoice date reads 03/14/97, though the last digit might be 9."
+    assert not substring_match(doubted, ["03/14/97"])
+    assert substring_match("The invoice date reads 03/14/97.", ["03/14/97"])
+
+
+def test_a_lean_then_the_other_answer_called_possible_is_unclear() -> None:
+    assert yes_no("The answer is probably yes, though no is possible.") == "unclear"
+    assert yes_no("The answer is yes.") == "yes"
+
+
+def test_a_verdict_the_critic_is_not_fully_sure_of_is_none() -> None:
+    unsure = (
+        "I think Response 2 might be better, but I'm not entirely sure whether the axis is in "
+        "thousands; if it is, Response 1 would be better."
+    )
+    assert parse_judgement(unsure).choice is None
+
+
+def test_a_number_written_in_myriads_is_read_in_english_scale_words() -> None:
+    question = "What is the projected population of Pakistan in 2050 (in millions)?"
+    assert relaxed_match(
+        "2050年のパキスタンの予測人口は約3億6600万人です。", "366", question=question
+    )
+    assert relaxed_match("预计2050年巴基斯坦人口约为3.66亿。", "366", question=question)
+    assert number_word("3.5万人") == "35 thousand 人"
+    assert number_word("1億2千万") == "1億2千万"  # a thousands digit inside: left as written
+
+
+def test_a_value_with_no_digit_after_the_verb_of_the_last_sentence_is_the_answer() -> None:
+    question = "What is the smallest positive period of f(x) = sin(ωx)?"
+    answer = (
+        "The curve first returns to zero going upward at x = π, so ω = 2.\n\nThe smallest "
+        "positive period is π."
+    )
+    assert math_equal(answer, "\\pi", question)
+    assert not math_equal(answer, "2\\pi", question)
+
+
+def test_an_answer_cut_off_after_an_equation_concluding_its_value_keeps_it() -> None:
+    question = "What is the average of the three values?"
+    cut_off = (
+        "The values are 18, 22 and 26. Sum = 66, so the average = 66 / 3 ≈ 22.\n\nSo the average "
+        "of the three values is 22, which is higher than the average of the others, which"
+    )
+    assert relaxed_match(cut_off, "22", question=question)
+
+
+def test_a_first_sentence_saying_what_a_label_points_to_stands_when_cut_off_after() -> None:
+    options = ["stomach", "liver", "small intestine", "large intestine"]
+    cut_off = (
+        "Label D points to the liver, which makes bile for digesting fats. The stomach, labeled "
+        "E, then churns food and"
+    )
+    assert read_choice(cut_off, option_letters(4), options).letter == "B"
+    computing = (
+        "The 6 Ω and 3 Ω resistors are in parallel: 6·3/(6+3) = 2 Ω. This 2 Ω combination is"
+    )
+    assert read_choice(computing, option_letters(4), ["1 Ω", "2 Ω", "6 Ω", "9 Ω"]).letter is None

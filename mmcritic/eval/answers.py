@@ -110,6 +110,12 @@ _CJK_COUNT = re.compile(
     rf"(?<![{_CJK}十百千])(?=[{_CJK}十])(?:(?P<tens>[{_CJK}])?(?P<ten>十))?(?P<units>[{_CJK}])?"
     rf"(?={pattern('measure_words')})"
 )
+# a number written in myriads, as Chinese and Japanese write large ones: "4億100万" is 401
+# million, read in the largest English scale word it reaches
+_MYRIADS = dict(words("myriads"))
+_MYRIAD = re.compile(rf"(\d+(?:\.\d+)?)({'|'.join(_MYRIADS) or '(?!)'})")
+# (from a digit run's start: each start inside a long run would cost quadratic time)
+_IN_MYRIADS = re.compile(rf"(?<![\d.])(?:{_MYRIAD.pattern})+(?![\d千百十])")  # not "1億2千万"
 _LATEX_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}"
 )
@@ -209,8 +215,8 @@ def answer_span(response: str, question: str | None = None) -> str:
     if (stated := stated_answer(response)) is not None:
         return stated
     region = without_unasked(without_afterthought(answer_region(response)), question or "")
-    if (first := _first_line_value(region)) is not None:
-        return first
+    if (alone := _first_line_value(region) or _last_line_value(region)) is not None:
+        return alone
     check = open_check(region)  # "There are 6 chairs. Let me double-check by counting: the first"
     region = region[:check] if check and holds_digit(region[:check]) else region
     bold = [span for span in BOLD.findall(region) if re.search(r"\d", fold(span))]
@@ -249,8 +255,17 @@ def answer_span(response: str, question: str | None = None) -> str:
         return counted
     if opening := _OPENING_VALUE.match(text):  # "7.8, reached in 2014": a bare value said first
         return opening[1]
+    return _stated_value(text, question)
+
+
+def _stated_value(text: str, question: str | None) -> str:
+    """The value of the clause stating one; else what follows the last sentence's verb, where
+    that holds a value with no digit ("... The smallest positive period is π."); else all."""
     clause = stating_clause(text, question, partial(_states_a_value, question), value_strength)
-    return text.strip() if clause is None else _clause_value(number_word(clause), question)
+    if clause is not None:
+        return _clause_value(number_word(clause), question)
+    last = (sentences(text) or [""])[-1]
+    return last[_COPULA.search(last).end() :].strip() if _verb_then_value(last) else text.strip()
 
 
 def _clause_value(clause: str, question: str | None) -> str:
@@ -295,6 +310,8 @@ def _answered_before_cut(text: str, question: str | None) -> str:
     concluded = reading_of(f" {complete[-1]}").parts("conclusion") if complete else [""]
     last = concluded[-1].strip()  # "So arc AB has length 2π. To double-check, ..., which"
     said = restated_complement(last, question or "") or (last if len(concluded) > 1 else "")
+    if len(concluded) > 1:  # "so the average = 70 / 3 = 23.33.": the value it concludes with
+        said = said.rsplit("=", 1)[-1]
     stated = len(extract_numbers(said)) == 1 and len(AND_SPLIT.split(said)) == 1
     return " ".join(complete) if stated else ""
 
@@ -343,6 +360,14 @@ def _first_line_value(region: str) -> str | None:
         return None
     explained = reading_of(rest)
     return None if explained.has("correction") or explained.has("conclusion") else value
+
+
+def _last_line_value(region: str) -> str | None:
+    """A bare value alone as the last paragraph, after the reasoning ("Counting the people in the
+    crosswalk: 1, 2, 3. There are also 2 people waiting on the sidewalk.\n\n3")."""
+    reasoning, _, last = region.strip().rpartition("\n\n")
+    value = last.strip(" *.")
+    return value if reasoning and _BARE_VALUE.fullmatch(value) else None
 
 
 def is_cut_off(text: str) -> bool:
@@ -522,9 +547,16 @@ def _asked_subset(sentence: str, after: int, question: str, counted: str) -> re.
 def number_word(text: str) -> str:
     """Number words as digits ("two hundred fifty" is 250), a sign word as a minus where no
     number stands before it, and a Chinese count before its measure word."""
-    digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, text))
+    digits = _CJK_COUNT.sub(_cjk_digits, _NUMBER_WORD.sub(_digits, _IN_MYRIADS.sub(_scaled, text)))
     digits = _HUNDREDS.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), digits)
     return _SIGN_WORD.sub("-", digits)
+
+
+def _scaled(match: re.Match) -> str:
+    value = sum(float(digits) * _MYRIADS[unit] for digits, unit in _MYRIAD.findall(match[0]))
+    reached = [("", 1.0), *((w, m) for w, m in words("scales", "en") if m <= value)]
+    word, scale = max(reached, key=lambda pair: pair[1])
+    return f"{value / scale:.15g} {word} ".replace("  ", " ")
 
 
 def _cjk_digits(match: re.Match) -> str:

@@ -25,7 +25,7 @@ from mmcritic.eval.yes_no import yes_no, yes_or_no_alone
 from mmcritic.reading.language import pattern, phrases
 from mmcritic.reading.markup import CJK, MARKUP, fold, plain_math, without_html
 from mmcritic.reading.statements import (
-    COPULA_SPLIT,
+    COPULAS,
     LEADING_ARTICLE,
     english_gloss,
     main_clause,
@@ -134,6 +134,8 @@ _NUMERIC = re.compile(r"[-−+]?\d[\d\s.,/:+−×÷*^()-]*%?")
 # an option that is a formula, whose signs tell it from the others: "$y=-x^2+1$", "y = x^2 - 1"
 _FORMULA = re.compile(r"\$?[\w\s.,/:+−×÷*()-]*[=^][\w\s.,/:+−×÷*^()=-]*\$?")
 _BARE_LETTER = re.compile(r"\(?([A-Z])\)?[.)]?")
+# the verb of a sentence stating what a label is: "It is the pupa", "Label F points to the liver"
+_STATES = re.compile(rf"\s(?:{COPULAS}|{pattern('value_verbs')})\s", re.I)
 _Hit = tuple[str, int, int]  # an option's text found in an answer: (letter, start, end)
 _SEVERAL_LETTERS = re.compile(
     rf"\(?[A-Z]\)?(?:(?:\s*(?:,|\b(?:{_AND}|{_OR})\b|&|/)\s*|\s+)\(?[A-Z]\)?)+\.?", re.IGNORECASE
@@ -281,9 +283,14 @@ def _concluded_before_cut(core: str, letters: Sequence[str], options: Sequence[s
     settled = _read(said, letters, options) if said else None
     labelled = _ANSWER_LABEL.fullmatch(sentences(core)[-1])  # "... gives 2:15. Answer:"
     # a first sentence naming the option's text states it ("It is the pupa (chrysalis). During
-    # this stage, ... and"): what follows explains it
-    first = len(whole) == 1 and settled and settled.how == "option_text"
-    first = first and COPULA_SPLIT.search(said) is not None  # not "First, the egg hatches."
+    # this stage, ... and", "Label F points to the small intestine, which ... The large"): what
+    # follows explains it; not one computing a step ("... in parallel: 6·3/(6+3) = 2 Ω.")
+    computes = re.search(r"\d", said) is not None
+    named = settled and (
+        settled.how == "option_text" or (settled.how == "main_clause" and not computes)
+    )
+    first = len(whole) == 1 and named
+    first = first and _STATES.search(said) is not None  # not "First, the egg hatches."
     concluded = settled and (
         labelled or first or settled.how in ("concluded", "labelled", "declared")
     )

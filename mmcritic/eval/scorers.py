@@ -179,6 +179,8 @@ def _offers_another(prediction: str, span: str) -> bool:
     "Probably 45, but possibly 54")."""
     if reading_of(span).has("alternatives") or _offered_in_closing(prediction, span):
         return True
+    if reading_of(span).has("hedged_value"):  # "probably 4/4, though it could also be 2/4"
+        return True
     return stated_answer(prediction) is None and hedges_after(prediction, span)
 
 

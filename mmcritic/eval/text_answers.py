@@ -213,7 +213,13 @@ def _corrected(answer: str, question: str) -> str | None:
     if not re.search(r"\w", after):
         return None
     after = after.lstrip(" ,.:;—–-").rstrip()
-    return after if _YES_NO_QUESTION.match(question) else _OWN_NO.sub("", after)
+    after = after if _YES_NO_QUESTION.match(question) else _OWN_NO.sub("", after)
+    # the clause after the one naming the mistake, where it restates the question more: "24.2
+    # is the 1991 figure; the 1990 column shows 22.4."
+    *mistake, last = re.split(r";\s+|\s+[—–]\s+", after)
+    asked = content_words(question)
+    restates = [len(asked & content_words(part)) for part in (*mistake, last)]
+    return last if mistake and restates[-1] > max(restates[:-1]) else after
 
 
 def _narrowed(sentence: str) -> str | None:

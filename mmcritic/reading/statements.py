@@ -47,10 +47,11 @@ _SHORT_FORM = re.compile(rf"\b({'|'.join(map(re.escape, _SHORT_FORMS))})\b\.?", 
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9\u4e00-\u9fff])|(?<=[。！？；])|\s*;\s+|\n+"
 )
-# words whose abbreviation ends with a period ("Dr.", "Inc.", "Sept."), which ends no sentence
+# words whose abbreviation ends with a period ("Dr.", "Inc.", "Sept."), and an initial (not a
+# code's last letter: "Job No. 4471-B. This number ..."), which end no sentence
 MONTH_ABBREVIATIONS = pattern("month_abbreviations")
 _ABBREVIATIONS = rf"(?:{pattern('abbreviations')}|{MONTH_ABBREVIATIONS})"
-_ABBREVIATED = re.compile(rf"\b(?:[A-Z]|{_ABBREVIATIONS})\.$")
+_ABBREVIATED = re.compile(rf"(?:(?<![\w-])[A-Z]|\b{_ABBREVIATIONS})\.$")
 # a day written as an ordinal before its month, which ends no sentence: "der 3. Februar 1982"
 _DAY_NUMBER, _MONTH_FIRST = re.compile(r"\b\d{1,2}\.$"), re.compile(rf"^(?:{pattern('months')})\b")
 # "no." before a number is its sign, not the answer "no" ending a sentence: "Item no. 3 costs"
@@ -466,6 +467,8 @@ def english_gloss(text: str) -> str | None:
     named = _glossed(text)
     if len(named) > 1:  # "火焰呈亮黄橙色，……，因此金属是钠。": the one word it concludes with
         named = _glossed(reading_of(text).parts("conclusion")[-1])
+    if len(named) > 1:  # "気体は酸素です。…過酸化水素を水と酸素に…": its first sentence's
+        named = _glossed(sentences(text)[0])
     return named.pop() if len(named) == 1 else None
 
 

@@ -16,14 +16,26 @@ from mmcritic.reading.structure import HEDGE, reading_of
 _QUANTITY_TARGET = re.compile(
     r"[$€£]?-?\d+(?:\.\d+)?(?:\s*/\s*\d+|\s*[×x*]\s*10\^[-+]?\d+)?"
     r"\s*(?:%|[^\W\d_]{1,7}(?:/[^\W\d_]{1,3})?|Ω|°[CF]?)?"
+    r"(?:\s+[a-z]{1,10}){0,3}"  # a unit in words: "80 beats per minute"
 )
 # an exact value with π or a root, and a short unit: "90π cm³", "2√3 m"
 _MATH_TARGET = re.compile(r"(\d*(?:π|√\d+)[\dπ√/^()]*)\s*(?:[^\W\d_]{1,5}[²³]?)?")
 # a value and its unit: "98 J", "3.2 m/s²", "0.2 mol/L"; none inside "1,234.5 J" or "1,2,3 V"
 _VALUE_UNIT = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s*([A-Za-zΩμ°][\wΩ°·/^²³]*)")
 # the quantity a unit symbol measures, any SI prefix before it: "kJ" and "eV" are energy
+_PREFIXES = {
+    "": 1,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "c": 1e-2,
+    "m": 1e-3,
+    "μ": 1e-6,
+    "n": 1e-9,
+    "p": 1e-12,
+}
 _QUANTITIES = {
-    quantity: re.compile(rf"[kMmμnGpc]?(?:{symbols})")
+    quantity: re.compile(rf"(?P<prefix>[kMGcmμnp]?)(?:{symbols})")
     for quantity, symbols in {
         "energy": "J|eV|cal|Wh",
         "power": "W",
@@ -87,38 +99,45 @@ def open_match(answer: str, target: str, question: str = "") -> bool:
 
 
 def _in_another_unit(answer: str, target: str) -> bool:
-    """Whether the answer gives the target's value only in a unit of another quantity: "98 W"
-    is power where "98 J" is energy ("0.2 mol/L" meets "0.20 M"). A unit not listed in
+    """Whether the answer gives the target's value only in another unit: "98 W" is power where
+    "98 J" is energy, "20 s" is no "20 ms" ("0.2 mol/L" meets "0.20 M"). A unit not listed in
     `_QUANTITIES` ("joules", "rpm") is not compared."""
     if (gold := _gold_measure(target)) is None:
         return False
-    value, quantity = gold
-    said = {_quantity(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
+    value, unit = gold
+    said = {_measure(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
     said.discard(None)
-    return bool(said) and quantity not in said
+    return bool(said) and _measure(unit) not in said
 
 
 def _last_of_its_quantity(answer: str, target: str) -> bool:
-    """Whether the last value the answer gives in a unit of the target's quantity is the target,
-    where it also states values of other quantities: "Equivalent resistance: 2 Ω. With the 12 V
-    battery, the total current drawn is 6 A." answers 2 Ω. Not for an answer that hedges."""
+    """Whether the last value the answer gives in a unit of the target's quantity, in the
+    target's unit ("0.02 s" is "20 ms"), is the target, where it also states values of other
+    quantities: "Equivalent resistance: 2 Ω. With the 12 V battery, the total current drawn is
+    6 A." answers 2 Ω. Not for an answer that hedges."""
     gold = _gold_measure(target)
     if gold is None or reading_of(answer).has("alternatives") or HEDGE.search(answer):
         return False
-    expected, quantity = gold
-    values = [number_value(n) for n, u in _VALUE_UNIT.findall(answer) if _quantity(u) == quantity]
-    return (
-        bool(values) and None not in (values[-1], expected) and abs(values[-1] - expected) <= 0.01
-    )
+    expected, unit = gold
+    quantity, scale = _measure(unit)
+    values = [
+        value * measure[1] / scale
+        for n, u in _VALUE_UNIT.findall(answer)
+        if (value := number_value(n)) is not None
+        and (measure := _measure(u))
+        and measure[0] == quantity
+    ]
+    return bool(values) and expected is not None and abs(values[-1] - expected) <= 0.01
 
 
 def _gold_measure(target: str) -> tuple[float | None, str] | None:
-    """A target that is one value in a listed unit ("98 J"): its value and the quantity measured."""
+    """A target that is one value in a listed unit ("98 J"): its value and its unit."""
     gold = _VALUE_UNIT.fullmatch(target)
-    quantity = _quantity(gold[2]) if gold else None
-    return None if gold is None or quantity is None else (number_value(gold[1]), quantity)
+    return None if gold is None or _measure(gold[2]) is None else (number_value(gold[1]), gold[2])
 
 
-def _quantity(unit: str) -> str | None:
-    """The quantity a unit symbol measures, or None for one not listed."""
-    return next((name for name, form in _QUANTITIES.items() if form.fullmatch(unit)), None)
+def _measure(unit: str) -> tuple[str, float] | None:
+    """The quantity a unit symbol measures and what its SI prefix multiplies by ("ms": time,
+    1e-3), or None for one not listed."""
+    found = ((name, form.fullmatch(unit)) for name, form in _QUANTITIES.items())
+    return next(((name, _PREFIXES[m["prefix"]]) for name, m in found if m), None)

@@ -72,7 +72,8 @@ def substring_match(
     # "X or Y (the end is ...)"; "\frac{a}{b}+\sqrt{c} (The last letter could also be an e.)"
     offered_aside = " ".join(aside[0] for aside in LONG_ASIDE.finditer(prediction))
     two = _TWO_READINGS.search(fold(hedged)) or HEDGE.search(fold(offered_aside))
-    if two or any(reading_of(settled).has(kind) for kind in ("alternatives", "two_readings")):
+    offers = ("alternatives", "two_readings", "hedged_value")  # "reads 10/22/98, ... might be 96"
+    if two or any(reading_of(settled).has(kind) for kind in offers):
         return False  # "It's either DENTIST or DENTAL", "MARKET or possibly MARKETS"
     # a value beside a count is read for a number only: "what is written" asks for no value
     counted = stated_count(prediction, question)
