@@ -113,6 +113,7 @@ _CJK_COUNT = re.compile(
 # a number written in myriads, as Chinese and Japanese write large ones: "4億100万" is 401
 # million, read in the largest English scale word it reaches
 _MYRIADS = dict(words("myriads"))
+_ENGLISH_SCALES = [("", 1.0), *map(tuple, words("scales", "en"))]
 _MYRIAD = re.compile(rf"(\d+(?:\.\d+)?)({'|'.join(_MYRIADS) or '(?!)'})")
 # (from a digit run's start: each start inside a long run would cost quadratic time)
 _IN_MYRIADS = re.compile(rf"(?<![\d.])(?:{_MYRIAD.pattern})+(?![\d千百十])")  # not "1億2千万"
@@ -554,8 +555,7 @@ def number_word(text: str) -> str:
 
 def _scaled(match: re.Match) -> str:
     value = sum(float(digits) * _MYRIADS[unit] for digits, unit in _MYRIAD.findall(match[0]))
-    reached = [("", 1.0), *((w, m) for w, m in words("scales", "en") if m <= value)]
-    word, scale = max(reached, key=lambda pair: pair[1])
+    word, scale = max((ws for ws in _ENGLISH_SCALES if ws[1] <= value), key=lambda ws: ws[1])
     return f"{value / scale:.15g} {word} ".replace("  ", " ")
 
 

@@ -18,7 +18,7 @@ from mmcritic.reading.structure import HEDGE, reading_of
 
 # the copulas of every language ("is", "est"); one with spaces around it ends a clause's subject
 COPULAS = "|".join(re.escape(copula) for copula in words("copulas"))
-COPULA_SPLIT = re.compile(rf"\s(?:{COPULAS})\s")
+_COPULA_SPLIT = re.compile(rf"\s(?:{COPULAS})\s")
 # what sets a value beside another: "compared with 2019", "followed by Spain"
 COMPARISONS = pattern("comparisons")
 # a clause that adds context after the main one: ", rising to 26.5% ..." (`context_openers`);
@@ -241,7 +241,7 @@ def subject_restates(clause: str, question: str) -> bool:
 def restated_complement(clause: str, question: str) -> str | None:
     """What a clause says after its copula where its subject restates the question ("28" of
     "the perimeter is 28"); None where it does not."""
-    subject = COPULA_SPLIT.split(clause, maxsplit=1)
+    subject = _COPULA_SPLIT.split(clause, maxsplit=1)
     said = content_words(subject[0])
     return subject[1] if len(subject) > 1 and said and said <= content_words(question) else None
 

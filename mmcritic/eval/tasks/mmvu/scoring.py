@@ -104,10 +104,10 @@ def _in_another_unit(answer: str, target: str) -> bool:
     `_QUANTITIES` ("joules", "rpm") is not compared."""
     if (gold := _gold_measure(target)) is None:
         return False
-    value, unit = gold
+    value, measure = gold
     said = {_measure(u) for n, u in _VALUE_UNIT.findall(answer) if number_value(n) == value}
     said.discard(None)
-    return bool(said) and _measure(unit) not in said
+    return bool(said) and measure not in said
 
 
 def _last_of_its_quantity(answer: str, target: str) -> bool:
@@ -118,8 +118,7 @@ def _last_of_its_quantity(answer: str, target: str) -> bool:
     gold = _gold_measure(target)
     if gold is None or reading_of(answer).has("alternatives") or HEDGE.search(answer):
         return False
-    expected, unit = gold
-    quantity, scale = _measure(unit)
+    expected, (quantity, scale) = gold
     values = [
         value * measure[1] / scale
         for n, u in _VALUE_UNIT.findall(answer)
@@ -130,10 +129,11 @@ def _last_of_its_quantity(answer: str, target: str) -> bool:
     return bool(values) and expected is not None and abs(values[-1] - expected) <= 0.01
 
 
-def _gold_measure(target: str) -> tuple[float | None, str] | None:
-    """A target that is one value in a listed unit ("98 J"): its value and its unit."""
+def _gold_measure(target: str) -> tuple[float | None, tuple[str, float]] | None:
+    """A target that is one value in a listed unit ("98 J"): its value and its unit's measure."""
     gold = _VALUE_UNIT.fullmatch(target)
-    return None if gold is None or _measure(gold[2]) is None else (number_value(gold[1]), gold[2])
+    measure = _measure(gold[2]) if gold else None
+    return None if measure is None else (number_value(gold[1]), measure)
 
 
 def _measure(unit: str) -> tuple[str, float] | None:
